@@ -1,0 +1,42 @@
+"""Multi-head attention in plain Python: the math behind the lesson.
+
+Vocabulary, used the same way in every module:
+
+- tokens: n vectors of width d (lists of floats); a matrix is a list of rows.
+- queries, keys, values: the tokens after the projections w_q, w_k, w_v
+  (d rows of d_out numbers, applied as ``x @ W``). A projection left as None
+  is the identity: the "simple split" in which head i reads slots
+  [i * head_width, (i + 1) * head_width).
+- heads: how many query heads; head_width = d / heads.
+- kv_heads: how many key/value heads the query heads share (grouped-query);
+  kv_heads == heads is plain multi-head, kv_heads == 1 is multi-query.
+- context: a second sequence that supplies keys and values (cross-attention).
+- weights: one softmax row per query token, one table per head.
+
+Only the standard library (``math``, ``random``) is used, so the same code
+runs in CPython, in the browser through Pyodide, and in the tests.
+"""
+
+from .softmax import softmax, entropy
+from .attention import attention, causal_mask
+from .heads import (
+    MultiHeadResult,
+    head_slots,
+    merge_heads,
+    multi_head_attention,
+    single_head_attention,
+    split_heads,
+)
+from .projections import project, random_projections
+from .kv_cache import MODEL_SHAPES, KVCacheBill, ModelShape, format_bytes, kv_cache_bill, kv_cache_bytes
+from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_tokens
+from .lesson import EXERCISE_TOKENS, LESSON_HEADS, LESSON_TOKENS
+
+__all__ = [
+    "softmax", "entropy", "attention", "causal_mask",
+    "MultiHeadResult", "head_slots", "merge_heads", "multi_head_attention",
+    "single_head_attention", "split_heads", "project", "random_projections",
+    "MODEL_SHAPES", "KVCacheBill", "ModelShape", "format_bytes", "kv_cache_bill",
+    "kv_cache_bytes", "MAX_TOKENS", "MAX_WIDTH", "parse_count", "parse_number",
+    "parse_tokens", "EXERCISE_TOKENS", "LESSON_HEADS", "LESSON_TOKENS",
+]

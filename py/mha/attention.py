@@ -1,0 +1,63 @@
+"""One head: scaled dot-product attention."""
+
+import math
+import operator
+
+from .checks import check_finite_result, check_matrix
+from .softmax import softmax
+
+
+def dot(a, b):
+    """a . b for two equal-length lists of floats."""
+    return sum(map(operator.mul, a, b))
+
+
+if hasattr(math, "sumprod"):  # Python 3.12+ and Pyodide: faster, and compensated
+    dot = math.sumprod  # noqa: F811
+
+
+def causal_mask(n, m=None):
+    """n x m booleans, True where query i may attend key j (j <= i)."""
+    m = n if m is None else m
+    return [[j <= i for j in range(m)] for i in range(n)]
+
+
+def attention(queries, keys, values, mask=None):
+    """softmax(q k^T / sqrt(key width) + mask) v; returns (outputs, weights).
+
+    queries: n lists of k floats; keys: m lists of k floats; values: m lists
+    of v floats; mask: n x m booleans, True = may attend (None: all).
+    outputs: n lists of v floats; weights: n softmax rows of m floats.
+    """
+    key_width = check_matrix("query", queries)
+    check_matrix("key", keys, key_width)
+    check_matrix("value", values)
+    if len(values) != len(keys):
+        raise ValueError(f"{len(keys)} keys but {len(values)} values")
+    _check_mask(mask, len(queries), len(keys))
+    return _attend(queries, keys, values, mask)
+
+
+def _attend(queries, keys, values, mask):
+    """attention() without the input checks, for callers that checked already."""
+    scale = 1.0 / math.sqrt(len(keys[0]))
+    weights = []
+    for i, q in enumerate(queries):
+        scores = [dot(q, k) * scale for k in keys]
+        if mask is not None:
+            scores = [s if allowed else -math.inf for s, allowed in zip(scores, mask[i])]
+        weights.append(softmax(scores))
+    columns = list(zip(*values))
+    outputs = [[dot(row, col) for col in columns] for row in weights]
+    check_finite_result("attention output", outputs)
+    return outputs, weights
+
+
+def _check_mask(mask, n, m):
+    if mask is None:
+        return
+    if len(mask) != n or any(len(row) != m for row in mask):
+        raise ValueError(f"mask must be {n} x {m} (queries x keys)")
+    for i, row in enumerate(mask):
+        if not any(row):
+            raise ValueError(f"mask row {i} lets query {i} attend to no key")

@@ -1,0 +1,140 @@
+"""Multi-head attention: split, attend in parallel, concatenate, mix.
+
+Grouped-query and multi-query attention, cross-attention and the causal
+mask are all arguments of the one function below, not copies of it.
+"""
+
+from dataclasses import dataclass
+
+from .attention import _attend, causal_mask
+from .checks import check_count, check_matrix
+from .projections import check_weight, matmul
+
+
+@dataclass(frozen=True)
+class MultiHeadResult:
+    """What multi_head_attention computed, step by step.
+
+    outputs: n x d (after w_o); weights: heads x n x m softmax rows;
+    head_outputs: heads x n x head_width; concat: n x d (before w_o);
+    head_slots: per query head, the (start, stop) slots it reads;
+    kv_head_of: per query head, the key/value head it shares.
+    """
+
+    outputs: list
+    weights: list
+    head_outputs: list
+    concat: list
+    head_slots: list
+    kv_head_of: list
+    head_width: int
+
+
+def head_slots(width, heads):
+    """[(i * hw, (i + 1) * hw) for each head]: the slots head i reads in the simple split."""
+    head_width = check_heads(width, heads)
+    return [(i * head_width, (i + 1) * head_width) for i in range(heads)]
+
+
+def split_heads(vectors, heads):
+    """(n, d) -> (heads, n, d / heads): head i gets slots [i * hw, (i + 1) * hw)."""
+    width = check_matrix("vector", vectors)
+    return [[v[start:stop] for v in vectors] for start, stop in head_slots(width, heads)]
+
+
+def merge_heads(parts):
+    """(heads, n, hw) -> (n, heads * hw): concatenate each token's head outputs."""
+    if not parts:
+        raise ValueError("merge_heads needs at least one head")
+    for h, part in enumerate(parts):
+        check_matrix(f"head {h} output", part, len(parts[0][0]) if parts[0] else None)
+        if len(part) != len(parts[0]):
+            raise ValueError(f"head {h} has {len(part)} tokens, head 0 has {len(parts[0])}")
+    return [[x for part in parts for x in part[t]] for t in range(len(parts[0]))]
+
+
+def check_heads(width, heads, kv_heads=None):
+    """heads divides width, kv_heads divides heads; returns head_width = width / heads."""
+    check_count("heads", heads)
+    if width % heads:
+        raise ValueError(f"width {width} is not divisible by {heads} heads")
+    if kv_heads is not None:
+        check_count("kv_heads", kv_heads)
+        if heads % kv_heads:
+            raise ValueError(f"{heads} query heads are not divisible by {kv_heads} key/value heads")
+    return width // heads
+
+
+def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=False,
+                         w_q=None, w_k=None, w_v=None, w_o=None):
+    """concat_i(attention(x w_q[i], c w_k[g(i)], c w_v[g(i)])) w_o; returns a MultiHeadResult.
+
+    tokens: n lists of d floats; context: m lists of d floats (None: the tokens
+    themselves, i.e. self-attention). heads divides d, kv_heads divides heads;
+    query head i shares key/value head g(i) = i // (heads / kv_heads).
+    w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width); None = identity.
+    causal: query i may attend only to positions j <= i.
+    """
+    width = check_matrix("token", tokens)
+    source = tokens if context is None else context
+    if context is not None:
+        check_matrix("context token", context, width)
+    kv_heads = heads if kv_heads is None else kv_heads
+    head_width = check_heads(width, heads, kv_heads)
+    group = heads // kv_heads
+    kv_width = kv_heads * head_width
+    for name, w, cols in (("w_q", w_q, width), ("w_k", w_k, kv_width),
+                          ("w_v", w_v, kv_width), ("w_o", w_o, width)):
+        if w is not None:
+            check_weight(name, w, width, cols)
+
+    # 1. project: (n, d) -> (n, d) queries; (m, d) -> (m, kv_heads * hw) keys and values
+    queries = tokens if w_q is None else matmul(tokens, w_q)
+    keys = _kv_identity(source, group, head_width) if w_k is None else matmul(source, w_k)
+    values = _kv_identity(source, group, head_width) if w_v is None else matmul(source, w_v)
+
+    # 2. split: (n, d) -> (heads, n, hw); (m, kv_heads * hw) -> (kv_heads, m, hw)
+    q_heads = _split(queries, heads, head_width)
+    k_heads = _split(keys, kv_heads, head_width)
+    v_heads = _split(values, kv_heads, head_width)
+
+    # 3. attend, each query head with the key/value head its group shares
+    mask = causal_mask(len(tokens), len(source)) if causal else None
+    kv_head_of = [i // group for i in range(heads)]
+    results = [_attend(q_heads[i], k_heads[g], v_heads[g], mask) for i, g in enumerate(kv_head_of)]
+    head_outputs = [out for out, _ in results]
+
+    # 4. concatenate (heads, n, hw) -> (n, d), then mix the heads with w_o
+    concat = [[x for out in head_outputs for x in out[t]] for t in range(len(tokens))]
+    outputs = concat if w_o is None else matmul(concat, w_o)
+    return MultiHeadResult(
+        outputs=outputs,
+        weights=[w for _, w in results],
+        head_outputs=head_outputs,
+        concat=concat,
+        head_slots=[(i * head_width, (i + 1) * head_width) for i in range(heads)],
+        kv_head_of=kv_head_of,
+        head_width=head_width,
+    )
+
+
+def single_head_attention(tokens, *, context=None, causal=False):
+    """The one wide head: one softmax over all d slots (scale 1/sqrt(d)); returns (outputs, weights)."""
+    result = multi_head_attention(tokens, 1, context=context, causal=causal)
+    return result.outputs, result.weights[0]
+
+
+def _split(vectors, heads, head_width):
+    """(n, heads * hw) -> (heads, n, hw) without checks."""
+    return [[v[i * head_width:(i + 1) * head_width] for v in vectors] for i in range(heads)]
+
+
+def _kv_identity(vectors, group, head_width):
+    """The identity key/value projection: key/value head j reads the slots of query head j * group.
+
+    (m, d) -> (m, kv_heads * hw); with group == 1 it returns the vectors unchanged.
+    """
+    if group == 1:
+        return vectors
+    starts = range(0, len(vectors[0]), group * head_width)
+    return [[x for s in starts for x in v[s:s + head_width]] for v in vectors]

@@ -1,0 +1,50 @@
+"""Reader input: text from the page's fields, checked once, with messages to show as they are."""
+
+import math
+
+MAX_TOKENS = 32  # caps keep any input from freezing the reader's tab
+MAX_WIDTH = 64
+
+
+def parse_number(text, label):
+    """A finite float from the text of one field; ValueError names the field and the text."""
+    cleaned = str(text).strip()
+    if not cleaned:
+        raise ValueError(f"{label} is empty: type a number")
+    if "_" in cleaned:  # float() accepts 1_000; a reader should not have to know that
+        raise ValueError(f"{label}: {cleaned!r} is not a number")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise ValueError(f"{label}: {cleaned!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{label}: {cleaned!r} is not a finite number")
+    return value
+
+
+def parse_count(text, label, low, high):
+    """A whole number in [low, high] from the text of one field."""
+    cleaned = str(text).strip()
+    try:
+        value = int(cleaned)
+    except ValueError:
+        raise ValueError(f"{label}: {cleaned!r} is not a whole number") from None
+    if not low <= value <= high:
+        raise ValueError(f"{label} must be between {low} and {high}, got {value}")
+    return value
+
+
+def parse_tokens(rows, label="token"):
+    """rows: n lists of d field texts -> n lists of d floats, within MAX_TOKENS x MAX_WIDTH."""
+    if not rows:
+        raise ValueError(f"add at least one {label}")
+    if len(rows) > MAX_TOKENS:
+        raise ValueError(f"at most {MAX_TOKENS} {label}s, got {len(rows)}")
+    width = len(rows[0])
+    if not 1 <= width <= MAX_WIDTH:
+        raise ValueError(f"{label} width must be between 1 and {MAX_WIDTH}, got {width}")
+    for t, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(f"{label} {t} has {len(row)} slots, {label} 0 has {width}")
+    return [[parse_number(text, f"{label} {t} slot {s}") for s, text in enumerate(row)]
+            for t, row in enumerate(rows)]

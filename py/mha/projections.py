@@ -1,0 +1,57 @@
+"""Projections: x @ W, and seeded random learned weights."""
+
+import math
+import random
+
+from .attention import dot
+from .checks import check_count, check_finite_result, check_matrix
+
+
+def project(vectors, w, name="projection"):
+    """vectors @ w; vectors: n lists of d floats, w: d rows of d_out floats -> n x d_out."""
+    width = check_matrix("vector", vectors)
+    check_weight(name, w, width)
+    return matmul(vectors, w)
+
+
+def matmul(vectors, w):
+    """x @ W without checks: n x d times d x d_out -> n x d_out."""
+    columns = list(zip(*w))
+    out = [[dot(x, col) for col in columns] for x in vectors]
+    check_finite_result("projection", out)
+    return out
+
+
+def check_weight(name, w, rows, cols=None):
+    """w must be `rows` lists of `cols` finite floats (cols: any, if None)."""
+    if not isinstance(w, (list, tuple)) or len(w) != rows:
+        got = len(w) if isinstance(w, (list, tuple)) else type(w).__name__
+        raise ValueError(f"{name} must have {rows} rows (one per input slot), got {got}")
+    width = check_matrix(f"{name} row", w, cols)
+    if cols is not None and width != cols:
+        raise ValueError(f"{name} must have {cols} columns, got {width}")
+
+
+def random_projections(width, heads, *, kv_heads=None, seed=0):
+    """Seeded learned weights: w_q, w_k, w_v, w_o as a dict for multi_head_attention(**...).
+
+    w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width). Entries are uniform
+    in [-a, a] with a = sqrt(3 / d) (variance 1/d), drawn from random.Random(seed),
+    whose uniform() gives the same numbers in CPython and Pyodide.
+    """
+    check_count("width", width)
+    check_count("heads", heads)
+    kv_heads = heads if kv_heads is None else kv_heads
+    check_count("kv_heads", kv_heads)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be a whole number, got {seed!r}")
+    if width % heads:
+        raise ValueError(f"width {width} is not divisible by {heads} heads")
+    kv_width = kv_heads * (width // heads)
+    rng = random.Random(seed)
+    a = math.sqrt(3.0 / width)
+
+    def draw(cols):
+        return [[rng.uniform(-a, a) for _ in range(cols)] for _ in range(width)]
+
+    return {"w_q": draw(width), "w_k": draw(kv_width), "w_v": draw(kv_width), "w_o": draw(width)}

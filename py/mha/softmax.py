@@ -1,0 +1,29 @@
+"""Softmax and the entropy of its rows."""
+
+import math
+
+
+def softmax(scores):
+    """exp(s_i - max s) / sum_j exp(s_j - max s); scores: list of floats, -inf = masked.
+
+    Subtracting the max keeps it stable at any magnitude; masked entries get
+    weight exactly 0. Returns a list of the same length that sums to 1.
+    """
+    if not scores:
+        raise ValueError("softmax needs at least one score")
+    for s in scores:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or math.isnan(s):
+            raise ValueError(f"softmax score {s!r} is not a number")
+        if s == math.inf:
+            raise ValueError("a score overflowed to infinity: the input numbers are too large")
+    top = max(scores)
+    if top == -math.inf:
+        raise ValueError(f"softmax row of {len(scores)} scores has no finite score (every key is masked)")
+    exps = [math.exp(s - top) for s in scores]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def entropy(weights):
+    """-sum p log2 p, in bits: 0 for one sharp peak, log2(n) for a flat row of n."""
+    return -sum(p * math.log2(p) for p in weights if p > 0) + 0.0
