@@ -27,7 +27,7 @@ def check_weight(name, w, rows, cols=None):
     if not isinstance(w, (list, tuple)) or len(w) != rows:
         got = len(w) if isinstance(w, (list, tuple)) else type(w).__name__
         raise ValueError(f"{name} must have {rows} rows (one per input slot), got {got}")
-    width = check_matrix(f"{name} row", w, cols)
+    width = check_matrix(f"{name} row", w)
     if cols is not None and width != cols:
         raise ValueError(f"{name} must have {cols} columns, got {width}")
 

@@ -1,0 +1,86 @@
+"""Bad input raises ValueError whose message names the values; nothing returns NaN."""
+
+import math
+
+import pytest
+
+import mha
+
+GOOD = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: mha.multi_head_attention([], 2), "token"),
+    (lambda: mha.multi_head_attention([[1.0, 2.0], [1.0]], 1), "token 1 has width 1, expected 2"),
+    (lambda: mha.multi_head_attention([[1.0, math.nan]], 1), "token 0 slot 1 must be finite"),
+    (lambda: mha.multi_head_attention([[1.0, math.inf]], 1), "must be finite"),
+    (lambda: mha.multi_head_attention([[1.0, "2"]], 1), "must be a number"),
+    (lambda: mha.multi_head_attention([[0.0] * 6], 4), "width 6 is not divisible by 4 heads"),
+    (lambda: mha.multi_head_attention(GOOD, 0), "heads must be at least 1"),
+    (lambda: mha.multi_head_attention(GOOD, 4, kv_heads=3), "4 query heads are not divisible by 3 key/value heads"),
+    (lambda: mha.multi_head_attention(GOOD, 2, context=[[1.0, 2.0]]), "context token 0 has width 2, expected 4"),
+    (lambda: mha.multi_head_attention(GOOD, 2, w_q=[[1.0] * 4] * 3), "w_q must have 4 rows"),
+    (lambda: mha.multi_head_attention(GOOD, 2, kv_heads=1, w_k=[[1.0] * 4] * 4), "w_k must have 2 columns"),
+    (lambda: mha.multi_head_attention([[1e200] * 4], 1), "overflowed"),
+    (lambda: mha.softmax([]), "at least one score"),
+    (lambda: mha.softmax([-math.inf, -math.inf]), "no finite score"),
+    (lambda: mha.softmax([1.0, math.nan]), "not a number"),
+    (lambda: mha.attention([[1.0]], [[1.0]], [[1.0]], mask=[[False]]), "attend to no key"),
+    (lambda: mha.attention([[1.0]], [[1.0], [2.0]], [[1.0]]), "2 keys but 1 values"),
+    (lambda: mha.attention([[1.0]], [[1.0]], [[1.0]], mask=[[True, True]]), "mask must be 1 x 1"),
+    (lambda: mha.merge_heads([]), "at least one head"),
+    (lambda: mha.kv_cache_bytes(0, 8, 4096, 128), "layers must be at least 1"),
+    (lambda: mha.kv_cache_bytes(32, 8, 4096, 128, bytes_per_value=-2), "bytes_per_value must be positive"),
+    (lambda: mha.kv_cache_bill(32, 32, 5, 4096, 128), "32 query heads are not divisible by 5"),
+    (lambda: mha.random_projections(6, 4), "width 6 is not divisible by 4 heads"),
+    (lambda: mha.random_projections(8, 2, seed="x"), "seed must be a whole number"),
+])
+def test_bad_input_raises_value_error_naming_the_values(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "token 0 slot 1 is empty"),
+    ("   ", "is empty"),
+    ("abc", "'abc' is not a number"),
+    ("NaN", "'NaN' is not a finite number"),
+    ("Infinity", "is not a finite number"),
+    ("-inf", "is not a finite number"),
+    ("1e309", "'1e309' is not a finite number"),
+    ("1_000", "is not a number"),
+    ("<script>", "is not a number"),
+])
+def test_parse_number_rejects_what_is_not_a_finite_number(text, message):
+    with pytest.raises(ValueError, match=message):
+        mha.parse_number(text, "token 0 slot 1")
+
+
+def test_parse_number_accepts_plain_numbers():
+    assert [mha.parse_number(t, "x") for t in ("0.9", " -2 ", "1e-3", "+4")] == [0.9, -2.0, 0.001, 4.0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("2.5", "'2.5' is not a whole number"),
+    ("", "is not a whole number"),
+    ("-1", "must be between 1 and 8, got -1"),
+    ("99999999999", "must be between 1 and 8"),
+])
+def test_parse_count_names_the_range(text, message):
+    with pytest.raises(ValueError, match=message):
+        mha.parse_count(text, "heads", 1, 8)
+
+
+def test_parse_tokens_caps_the_size_so_no_input_freezes_the_tab():
+    with pytest.raises(ValueError, match="at most 32 tokens, got 33"):
+        mha.parse_tokens([["1"]] * 33)
+    with pytest.raises(ValueError, match="width must be between 1 and 64, got 65"):
+        mha.parse_tokens([["1"] * 65])
+    with pytest.raises(ValueError, match="context token 1 has 1 slots, context token 0 has 2"):
+        mha.parse_tokens([["1", "2"], ["1"]], "context token")
+    assert mha.parse_tokens([["1", "0.5"]]) == [[1.0, 0.5]]
+
+
+def test_huge_but_finite_inputs_give_finite_weights():
+    result = mha.multi_head_attention([[1e150, -1e150], [-1e150, 1e150]], 1)
+    assert all(math.isfinite(w) for row in result.weights[0] for w in row)

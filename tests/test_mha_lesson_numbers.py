@@ -1,0 +1,119 @@
+"""The lesson's worked numbers (LESSON.md sections 3 and 4), checked against mha.
+
+Test data first, then the tests. Every expected number below was worked out by
+hand from the formula, not by calling mha.
+"""
+
+import math
+
+import pytest
+
+import mha
+
+# --- test data ---------------------------------------------------------------
+
+TOKENS = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
+EXERCISE = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]  # token 1's time slots = token 0's
+
+# section 3: two heads of width 2, and one wide head of width 4
+HEAD_0 = [[0.5177, 0.4823], [0.5141, 0.4859]]
+HEAD_1 = [[0.6698, 0.3302], [0.3302, 0.6698]]
+ONE_HEAD = [[0.6341, 0.3659], [0.3870, 0.6130]]
+# section 4: head 1 goes flat, head 0 does not move, the wide head drifts
+HEAD_1_EXERCISE = [[0.5, 0.5], [0.5, 0.5]]
+ONE_HEAD_EXERCISE = [[0.5125, 0.4875], [0.5100, 0.4900]]
+
+
+def rounded(rows):
+    return [[round(w, 4) for w in row] for row in rows]
+
+
+# --- tests -------------------------------------------------------------------
+
+def test_head_zero_row_zero_worked_by_hand():
+    """Head 0 reads slots 0-1: q0 = k0 = [1, 0], k1 = [0.9, 0.1].
+
+    scores = [1, 0.9] / sqrt(2) = [0.70711, 0.63640]; their gap is 0.1 / sqrt(2) = 0.070711,
+    so the weights are 1 / (1 + e^-0.070711) = 0.51767 and 0.48233.
+    """
+    weights = mha.multi_head_attention(TOKENS, 2).weights[0][0]
+    expected = 1 / (1 + math.exp(-0.1 / math.sqrt(2)))
+    assert weights[0] == pytest.approx(expected, abs=1e-15)
+    assert rounded([weights]) == [[0.5177, 0.4823]]
+
+
+def test_each_head_matches_the_lesson():
+    result = mha.multi_head_attention(TOKENS, 2)
+    assert rounded(result.weights[0]) == HEAD_0
+    assert rounded(result.weights[1]) == HEAD_1
+
+
+def test_head_slots_follow_the_simple_split():
+    assert mha.multi_head_attention(TOKENS, 2).head_slots == [(0, 2), (2, 4)]
+    assert mha.head_slots(8, 2) == [(0, 4), (4, 8)]
+
+
+def test_one_wide_head_mixes_both_stories():
+    _, weights = mha.single_head_attention(TOKENS)
+    assert rounded(weights) == ONE_HEAD
+
+
+def test_head_one_goes_flat_after_time_slots_match():
+    result = mha.multi_head_attention(EXERCISE, 2)
+    assert rounded(result.weights[1]) == HEAD_1_EXERCISE
+
+
+def test_head_zero_does_not_move_when_only_time_slots_change():
+    before = mha.multi_head_attention(TOKENS, 2).weights[0]
+    after = mha.multi_head_attention(EXERCISE, 2).weights[0]
+    assert after == before  # bit for bit: head 0 never reads slots 2-3
+
+
+def test_one_wide_head_drifts_in_the_exercise():
+    _, weights = mha.single_head_attention(EXERCISE)
+    assert rounded(weights) == ONE_HEAD_EXERCISE
+
+
+def test_lesson_constants_are_the_lesson_tokens():
+    assert mha.LESSON_TOKENS == TOKENS
+    assert mha.EXERCISE_TOKENS == EXERCISE
+    assert mha.LESSON_HEADS == 2
+
+
+def test_concat_of_identity_heads_is_the_weighted_values():
+    """With identity projections, head 0's output for token 0 is 0.51767 k0 + 0.48233 k1 on slots 0-1."""
+    result = mha.multi_head_attention(TOKENS, 2)
+    w = result.weights[0][0]
+    assert result.head_outputs[0][0] == pytest.approx([w[0] * 1.0 + w[1] * 0.9, w[1] * 0.1], abs=1e-15)
+    assert result.concat[0][:2] == result.head_outputs[0][0]
+    assert result.outputs == result.concat  # w_o = identity
+
+
+@pytest.mark.parametrize("layers, kv_heads, seq_len, head_width, bytes_per_value, expected", [
+    # Llama-2-7B, 4096 tokens, fp16: 2 * 32 * 32 * 4096 * 128 * 2 = 2 GiB
+    (32, 32, 4096, 128, 2, 2 * 2**30),
+    # Llama-3-8B shares 8 kv heads: a quarter of that
+    (32, 8, 4096, 128, 2, 512 * 2**20),
+    # one layer, one kv head, one token, width 1, one byte: keys and values -> 2 bytes
+    (1, 1, 1, 1, 1, 2),
+])
+def test_kv_cache_bytes_is_the_product_formula(layers, kv_heads, seq_len, head_width, bytes_per_value, expected):
+    assert mha.kv_cache_bytes(layers, kv_heads, seq_len, head_width, bytes_per_value) == expected
+
+
+def test_kv_cache_bill_reports_the_saving_of_shared_heads():
+    bill = mha.kv_cache_bill(32, 32, 8, 4096, 128)
+    assert (bill.bytes, bill.full_bytes, bill.saving) == (512 * 2**20, 2 * 2**30, 0.75)
+    assert mha.format_bytes(bill.bytes) == "512.0 MiB"
+    assert mha.format_bytes(bill.full_bytes) == "2.00 GiB"
+    assert mha.format_bytes(512) == "512 B"
+
+
+def test_model_shapes_divide_evenly():
+    for shape in mha.MODEL_SHAPES:
+        assert shape.heads % shape.kv_heads == 0, shape.name
+
+
+def test_entropy_of_a_flat_row_is_log2_n_and_of_a_peak_is_zero():
+    assert mha.entropy([0.25] * 4) == pytest.approx(2.0)
+    assert mha.entropy([1.0, 0.0, 0.0]) == 0.0
