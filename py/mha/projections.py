@@ -15,15 +15,58 @@ def project(vectors, w, name="projection"):
 
 
 def matmul(vectors, w):
-    """x @ W without checks: n x d times d x d_out -> n x d_out."""
-    columns = list(zip(*w))
+    """x @ W without checks: n x d times d x d_out -> n x d_out.
+
+    Weights given as tuples of tuples cannot change, so their columns and the
+    rows they produced are kept: when the reader edits one token, only that
+    token's row is projected again (a 64 x 64 projection costs milliseconds
+    in the browser). Weights given as lists are used as they are, every time.
+    """
+    kept = _KEPT.get(id(w))
+    if kept is None or kept[0] is not w:
+        if not _immutable(w):
+            return _rows_times(vectors, list(zip(*w)))
+        kept = _keep(w)
+    _, columns, rows = kept
+    out = []
+    for x in vectors:
+        key = tuple(x)
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = tuple(_rows_times([x], columns)[0])
+        out.append(list(row))  # a fresh list: the caller may change it
+    if len(rows) > _MAX_KEPT_ROWS:
+        rows.clear()
+    return out
+
+
+def _rows_times(vectors, columns):
     out = [[dot(x, col) for col in columns] for x in vectors]
     check_finite_result("projection", out)
     return out
 
 
+_KEPT = {}  # id(w) -> (w, its columns, {input row: output row}) for tuple weights
+_MAX_KEPT_WEIGHTS = 16
+_MAX_KEPT_ROWS = 4096
+
+
+def _immutable(w):
+    return type(w) is tuple and all(type(row) is tuple for row in w)
+
+
+def _keep(w):
+    if len(_KEPT) >= _MAX_KEPT_WEIGHTS:
+        _KEPT.clear()
+    kept = _KEPT[id(w)] = (w, tuple(zip(*w)), {})
+    return kept
+
+
 def check_weight(name, w, rows, cols=None):
     """w must be `rows` lists of `cols` finite floats (cols: any, if None)."""
+    kept = _KEPT.get(id(w))
+    if kept is not None and kept[0] is w and len(w) == rows and (cols is None or len(kept[1]) == cols):
+        return  # checked when it was first kept, and tuples cannot change
     if not isinstance(w, (list, tuple)) or len(w) != rows:
         got = len(w) if isinstance(w, (list, tuple)) else type(w).__name__
         raise ValueError(f"{name} must have {rows} rows (one per input slot), got {got}")
@@ -34,6 +77,8 @@ def check_weight(name, w, rows, cols=None):
 
 def random_projections(width, heads, *, kv_heads=None, seed=0):
     """Seeded learned weights: w_q, w_k, w_v, w_o as a dict for multi_head_attention(**...).
+
+    Each matrix is a tuple of row tuples, immutable, so matmul can keep its work.
 
     w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width). Entries are uniform
     in [-a, a] with a = sqrt(3 / d) (variance 1/d), drawn from random.Random(seed),
@@ -52,6 +97,6 @@ def random_projections(width, heads, *, kv_heads=None, seed=0):
     a = math.sqrt(3.0 / width)
 
     def draw(cols):
-        return [[rng.uniform(-a, a) for _ in range(cols)] for _ in range(width)]
+        return tuple(tuple(rng.uniform(-a, a) for _ in range(cols)) for _ in range(width))
 
     return {"w_q": draw(width), "w_k": draw(kv_width), "w_v": draw(kv_width), "w_o": draw(width)}
