@@ -1,0 +1,331 @@
+"""The lesson's figure trees carry the rendering contract and mha's numbers.
+
+References: LESSON.md's hand-worked numbers (sections 3 and 4), written here
+as literals; data-value is compared with what mha computes.
+"""
+
+import math
+
+import pytest
+
+import lesson_figures as lf
+import mha
+from lesson_competition import MAX_DISTRACTORS
+
+# --- test data ---------------------------------------------------------------
+
+# LESSON.md section 3: two tokens, width 4, two heads of width 2.
+SECTION_3 = {
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
+    "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
+}
+# LESSON.md section 4: token 1's time slots set to token 0's.
+SECTION_4 = {
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
+    "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
+}
+
+
+def compute(tokens, heads=2, **options):
+    result = mha.multi_head_attention(tokens, heads, **options)
+    _, wide = mha.single_head_attention(tokens, context=options.get("context"))
+    return result, wide
+
+
+# --- a tiny tree walker (independent of dom.py) --------------------------------
+
+def nodes(tree):
+    """Every element node of a tree, depth first."""
+    if isinstance(tree, list):
+        yield tree
+        for child in tree[2:]:
+            yield from nodes(child)
+
+
+def find(tree, tag, **attrs):
+    """Nodes with this tag whose attributes include attrs (underscores as dashes)."""
+    want = {k.replace("_", "-"): v for k, v in attrs.items()}
+    return [n for n in nodes(tree) if n[0] == tag and all(n[1].get(k) == v for k, v in want.items())]
+
+
+def text(tree):
+    """The text content of a node, as the browser's textContent would read it."""
+    if isinstance(tree, str):
+        return tree
+    return "".join(text(child) for child in tree[2:])
+
+
+def class_list(node):
+    return node[1].get("class", "").split()
+
+
+# The tags the figures use: the page's drawer must allow these (controls: button, select, option).
+TAGS = {"button", "caption", "div", "figcaption", "figure", "input", "label", "option", "p", "select",
+        "span", "strong", "table", "tbody", "td", "th", "thead", "tr"}
+
+
+def check_tree(tree):
+    """Every node is [tag, {str: str}, children...] with a known tag; no style or on* attribute."""
+    for node in nodes(tree):
+        assert node[0] in TAGS and isinstance(node[1], dict)
+        assert not any(name.startswith("on") for name in node[1])
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in node[1].items())
+        assert "style" not in node[1]
+        assert all(isinstance(child, (str, list)) for child in node[2:])
+
+
+def weight_cells(table):
+    """[[td, ...] per body row] of a weights table."""
+    return [find(row, "td") for row in find(find(table, "tbody")[0], "tr")]
+
+
+def table(tree, label):
+    found = find(tree, "table", aria_label=label)
+    assert len(found) == 1, label
+    return found[0]
+
+
+# --- token grid ------------------------------------------------------------
+
+def test_token_grid_labels_every_input_and_bands_the_headers():
+    grid = lf.token_grid(mha.LESSON_TOKENS, 2)
+    check_tree(grid)
+    for t, row in enumerate(mha.LESSON_TOKENS):
+        for s, x in enumerate(row):
+            (field,) = find(grid, "input", aria_label=f"token {t} slot {s}")
+            assert float(field[1]["value"]) == x
+    bands = [class_list(th) for th in find(grid, "th", scope="col")[1:]]
+    assert bands == [["head-0"], ["head-0"], ["head-1"], ["head-1"]]
+
+
+def test_context_grid_uses_the_context_label():
+    grid = lf.token_grid([[1.0, 2.0]], None, label="context token")
+    assert find(grid, "input", aria_label="context token 0 slot 1")
+    assert not any("class" in th[1] for th in find(grid, "th"))
+
+
+@pytest.mark.parametrize("count, add_disabled, remove_disabled", [
+    (1, False, True), (2, False, False), (mha.MAX_TOKENS, True, False),
+])
+def test_token_buttons_have_names_and_respect_the_caps(count, add_disabled, remove_disabled):
+    buttons = find(lf.token_buttons(count), "button")
+    assert [text(b) for b in buttons] == ["add a token", "remove the last token"]
+    assert ["disabled" in b[1] for b in buttons] == [add_disabled, remove_disabled]
+
+
+def test_heads_picker_offers_the_divisors_of_the_width():
+    picker = lf.heads_picker(8, 4)
+    assert [text(o) for o in find(picker, "option")] == ["1", "2", "4", "8"]
+    assert [text(o) for o in find(picker, "option", selected="selected")] == ["4"]
+
+
+# --- head weight tables --------------------------------------------------------
+
+@pytest.mark.parametrize("tokens, expected", [
+    (mha.LESSON_TOKENS, SECTION_3),
+    (mha.EXERCISE_TOKENS, SECTION_4),
+])
+def test_weight_tables_print_the_lesson_numbers(tokens, expected):
+    tree = lf.head_tables(*compute(tokens))
+    check_tree(tree)
+    for label, rows in expected.items():
+        assert [[text(td) for td in row] for row in weight_cells(table(tree, label))] == rows
+
+
+def test_data_value_is_the_full_float_from_mha():
+    result, wide = compute(mha.LESSON_TOKENS)
+    tree = lf.head_tables(result, wide)
+    for label, weights in [("head 0 weights", result.weights[0]), ("head 1 weights", result.weights[1]),
+                           ("one head weights", wide)]:
+        cells = weight_cells(table(tree, label))
+        assert [[float(td[1]["data-value"]) for td in row] for row in cells] == weights
+
+
+def test_weight_tables_have_real_headers():
+    weights = table(lf.head_tables(*compute(mha.LESSON_TOKENS)), "head 0 weights")
+    assert [text(th) for th in find(weights, "th", scope="col")] == ["query \\ key", "token 0", "token 1"]
+    assert [text(th) for th in find(weights, "th", scope="row")] == ["token 0", "token 1"]
+
+
+def test_cross_attention_columns_are_context_tokens():
+    context = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.5, 0.5, 0.5, 0.5]]
+    tree = lf.head_tables(*compute(mha.LESSON_TOKENS, context=context), key_label="context token")
+    cols = [text(th) for th in find(table(tree, "head 1 weights"), "th", scope="col")]
+    assert cols[1:] == ["context token 0", "context token 1", "context token 2"]
+
+
+def test_the_exercise_moves_head_1_and_the_one_head_only():
+    """Section 4: change one subspace, exactly one head answers (and the fat head drifts)."""
+    before = lf.weights_snapshot(*compute(mha.LESSON_TOKENS))
+    tree = lf.head_tables(*compute(mha.EXERCISE_TOKENS), previous=before)
+    moved = {label: [td for td in nodes(table(tree, label)) if "moved" in class_list(td) and td[0] == "td"]
+             for label in SECTION_4}
+    assert [len(moved[label]) for label in SECTION_4] == [0, 4, 4]
+    assert text(find(table(tree, "head 0 weights"), "caption")[0]).endswith(": unchanged")
+    assert text(find(table(tree, "head 1 weights"), "caption")[0]).endswith(": moved")
+    deltas = [text(d) for d in find(table(tree, "head 1 weights"), "span", **{"class": "delta"})]
+    assert deltas == ["-0.1698", "+0.1698", "+0.1698", "-0.1698"]
+
+
+def test_no_markers_without_previous_or_when_the_shape_changed():
+    result, wide = compute(mha.LESSON_TOKENS)
+    three = lf.weights_snapshot(*compute(mha.LESSON_TOKENS + [[0.0, 0.0, 0.0, 0.0]]))
+    for previous in (None, three):
+        tree = lf.head_tables(result, wide, previous)
+        assert not find(tree, "span")
+        assert not any(text(c).endswith(("moved", "unchanged")) for c in find(tree, "caption"))
+
+
+@pytest.mark.parametrize("delta, marked", [(0.00004, False), (0.00006, True), (-0.2, True)])
+def test_the_moved_threshold(delta, marked):
+    cell = lf.weight_cell(0.5, 0.5 + delta)
+    assert ("moved" in class_list(cell)) == marked
+
+
+def test_entropy_readout_uses_mha():
+    result, _ = compute(mha.EXERCISE_TOKENS)
+    readout = text(lf.entropy_readout(result.weights[1]))
+    assert f"{mha.entropy([0.5, 0.5]):.4f}" == "1.0000" and "1.0000, 1.0000 bits" in readout
+
+
+# --- legends and outputs ---------------------------------------------------------
+
+def test_slot_legend_names_each_heads_slots():
+    result, _ = compute([[0.0] * 8], 4)
+    legend = lf.slot_legend(result)
+    assert text(legend) == ("head 0 reads slots 0-1; head 1 reads slots 2-3; "
+                            "head 2 reads slots 4-5; head 3 reads slots 6-7")
+    assert [class_list(s) for s in find(legend, "span")] == [["legend-item", f"head-{h}"] for h in range(4)]
+
+
+def test_output_tables_show_heads_concat_and_mixed_outputs():
+    weights = mha.random_projections(4, 2, seed=3)
+    result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights)
+    tree = lf.output_tables(result)
+    check_tree(tree)
+    for label, rows in [("head 0 output", result.head_outputs[0]), ("head 1 output", result.head_outputs[1]),
+                        ("concatenated heads", result.concat), ("output after w_o", result.outputs)]:
+        cells = [find(tr, "td") for tr in find(find(table(tree, label), "tbody")[0], "tr")]
+        assert [[float(td[1]["data-value"]) for td in row] for row in cells] == rows
+        assert [[text(td) for td in row] for row in cells] == [[f"{x:.4f}" for x in row] for row in rows]
+
+
+# --- grouped-query sharing and the KV cache ----------------------------------------
+
+def test_sharing_diagram_groups_query_heads_by_kv_head():
+    result = mha.multi_head_attention([[0.0] * 8], 4, kv_heads=2)
+    diagram = lf.sharing_diagram(result.kv_head_of)
+    check_tree(diagram)
+    groups = find(diagram, "p", **{"class": "kv-group"})
+    assert [text(g) for g in groups] == ["key/value head 0: query head 0, query head 1",
+                                         "key/value head 1: query head 2, query head 3"]
+    assert text(find(diagram, "figcaption")[0]).startswith("grouped-query")
+
+
+@pytest.mark.parametrize("kv_head_of, name", [([0, 1], "plain multi-head"), ([0, 0, 0], "multi-query")])
+def test_sharing_diagram_names_the_variant(kv_head_of, name):
+    assert text(find(lf.sharing_diagram(kv_head_of), "figcaption")[0]).startswith(name)
+
+
+def test_kv_heads_picker_offers_the_divisors_of_the_heads():
+    assert [text(o) for o in find(lf.kv_heads_picker(8, 2), "option")] == ["1", "2", "4", "8"]
+
+
+def test_kv_cache_readout_for_llama_3_8b():
+    """2 x 32 layers x 8 kv heads x 8192 tokens x 128 x 2 bytes = 2**30 bytes = 1.00 GiB; 4 x that unshared."""
+    (shape,) = [s for s in mha.MODEL_SHAPES if s.name == "Llama-3-8B"]
+    readout = lf.kv_cache_readout(shape, 8192)
+    check_tree(readout)
+    values = [n for n in nodes(readout) if "data-value" in n[1]]
+    assert [float(n[1]["data-value"]) for n in values] == [2**30, 2**32, 0.75]
+    assert [text(n) for n in values] == ["1.00 GiB", "4.00 GiB", "75.0%"]
+
+
+def test_kv_cache_table_has_one_row_per_model():
+    tree = lf.kv_cache_table(4096)
+    rows = find(find(tree, "tbody")[0], "tr")
+    assert [text(find(r, "th")[0]) for r in rows] == [s.name for s in mha.MODEL_SHAPES]
+    llama_70b = rows[1]
+    assert text(find(llama_70b, "td")[4]) == "1.25 GiB"  # 2 x 80 x 8 x 4096 x 128 x 2 bytes
+
+
+def test_model_select_lists_the_presets_and_a_custom_shape():
+    options = find(lf.model_select("Mistral-7B"), "option")
+    assert [o[1]["value"] for o in options] == [s.name for s in mha.MODEL_SHAPES] + ["custom"]
+    assert [text(o) for o in options if "selected" in o[1]] == ["Mistral-7B"]
+
+
+def test_kv_fields_round_trip_through_read_kv_fields():
+    shape = mha.MODEL_SHAPES[1]
+    fields = {n[1]["id"]: n[1]["value"] for n in find(lf.kv_cache_fields(shape, 4096), "input")}
+    assert lf.read_kv_fields(fields) == (shape._replace(name="custom"), 4096, 2.0)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("kv-kv-heads", "3", "not divisible"), ("kv-layers", "0", "between"), ("kv-bytes", "nan", "finite"),
+    ("kv-seq-len", "<script>", "whole number"),
+])
+def test_read_kv_fields_rejects_bad_input(field, value, message):
+    fields = {n[1]["id"]: n[1]["value"] for n in find(lf.kv_cache_fields(mha.MODEL_SHAPES[0], 10), "input")}
+    with pytest.raises(ValueError, match=message):
+        lf.read_kv_fields({**fields, field: value})
+
+
+# --- softmax competition (section 8) -------------------------------------------------
+
+def reference_relevant_weight(tokens, start, stop):
+    """Row 0's softmax weight on key 1 over slots [start, stop), by numpy."""
+    np = pytest.importorskip("numpy")
+    x = np.array(tokens)[:, start:stop]
+    scores = x @ x[0] / math.sqrt(stop - start)
+    weights = np.exp(scores - scores.max())
+    return (weights / weights.sum())[1]
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, MAX_DISTRACTORS])
+def test_relevant_weights_match_a_numpy_reference(k):
+    tokens = lf.competition_tokens(k)
+    expected = [reference_relevant_weight(tokens, 0, 2), reference_relevant_weight(tokens, 2, 4),
+                reference_relevant_weight(tokens, 0, 4)]
+    assert lf.relevant_weights(k) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_relevant_weight_falls_in_every_head_as_distractors_grow():
+    curve = [lf.relevant_weights(k) for k in range(MAX_DISTRACTORS + 1)]
+    for head in range(3):
+        column = [row[head] for row in curve]
+        assert all(a > b for a, b in zip(column, column[1:])), head
+        assert column[0] - column[-1] > 0.4
+
+
+def test_competition_figure_prints_alone_and_now():
+    tree = lf.competition_figure(4)
+    check_tree(tree)
+    rows = find(find(tree, "tbody")[0], "tr")
+    assert [text(find(r, "th")[0]) for r in rows] == ["head 0", "head 1", "one head"]
+    values = [[float(td[1]["data-value"]) for td in find(r, "td")] for r in rows]
+    assert [list(col) for col in zip(*values)] == [lf.relevant_weights(0), lf.relevant_weights(4)]
+    assert all(find(td, "span", aria_hidden="true") for r in rows for td in find(r, "td"))
+
+
+@pytest.mark.parametrize("bad", ["-1", "31", "many", "1e309", ""])
+def test_distractor_count_is_checked(bad):
+    with pytest.raises(ValueError, match="distractors"):
+        lf.parse_distractors(bad)
+
+
+# --- every builder ---------------------------------------------------------------
+
+@pytest.mark.parametrize("build", [
+    lambda: lf.token_grid(mha.LESSON_TOKENS, 2), lambda: lf.token_buttons(3), lf.exercise_buttons,
+    lambda: lf.heads_picker(4, 2), lambda: lf.kv_heads_picker(4, 2),
+    lambda: lf.slot_legend(compute(mha.LESSON_TOKENS)[0]), lambda: lf.output_tables(compute(mha.LESSON_TOKENS)[0]),
+    lambda: lf.head_tables(*compute(mha.LESSON_TOKENS)), lambda: lf.sharing_diagram([0, 0, 1, 1]),
+    lambda: lf.model_select(), lambda: lf.kv_cache_fields(mha.MODEL_SHAPES[0], 4096),
+    lambda: lf.kv_cache_readout(mha.MODEL_SHAPES[4], 4096), lambda: lf.kv_cache_table(4096),
+    lambda: lf.competition_figure(3), lambda: lf.competition_curve(),
+], ids=lambda b: getattr(b, "__name__", "builder"))
+def test_every_builder_returns_a_well_formed_tree(build):
+    check_tree(build())
