@@ -1,0 +1,140 @@
+"""The figure's state in the URL fragment, so a reader can share what they built.
+
+    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0
+
+t: tokens (';' between tokens, ',' between slots); x: context tokens for
+cross-attention (absent: self-attention); h: heads; kv: key/value heads;
+c: causal 0/1; p: projections id/rand; s: seed; d: distractors.
+
+decode() trusts nothing: every value goes through mha's parsers and the
+whole state through mha.multi_head_attention, and any problem raises
+ValueError with a sentence the page can show as it is.
+"""
+
+from urllib.parse import unquote
+
+import mha
+from lesson_competition import parse_distractors
+from lesson_trees import number_text
+
+PROJECTIONS = {"id": "identity", "rand": "random"}
+MAX_SEED = 2**32 - 1
+MAX_FRAGMENT = 2 * mha.MAX_TOKENS * mha.MAX_WIDTH * 26 + 200  # two full sequences of repr()s
+MAX_ITEM = 40  # characters in one number or setting: longer is not a number we wrote
+ALLOWED = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.,;+-=&")
+PREFIX = "ignored the link's settings: "
+
+
+def default_state():
+    """The lesson's worked example (section 3) with identity projections."""
+    return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
+            "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
+            "context": None, "distractors": 0}
+
+
+def encode(state):
+    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0' (no '#'; numbers as their shortest repr)."""
+    parts = [("t", _rows_text(state["tokens"]))]
+    if state.get("context") is not None:
+        parts.append(("x", _rows_text(state["context"])))
+    short = {name: key for key, name in PROJECTIONS.items()}[state["projections"]]
+    parts += [("h", str(state["heads"])), ("kv", str(state["kv_heads"])), ("c", "1" if state["causal"] else "0"),
+              ("p", short), ("s", str(state["seed"])), ("d", str(state["distractors"]))]
+    return "&".join(f"{key}={value}" for key, value in parts)
+
+
+def _rows_text(rows):
+    return ";".join(",".join(number_text(x) for x in row) for row in rows)
+
+
+def decode(text):
+    """'#t=...&h=2...' -> a checked state dict (missing settings take default_state's values).
+
+    Raises ValueError("ignored the link's settings: ...") on anything mha rejects.
+    """
+    try:
+        return _decode(text)
+    except ValueError as error:
+        raise ValueError(PREFIX + str(error)) from None
+
+
+def _decode(text):
+    fields = _fields(text)
+    state = default_state()
+    if "t" in fields:
+        state["tokens"] = _parse_rows(fields.pop("t"), "token")
+    if "x" in fields:
+        state["context"] = _parse_rows(fields.pop("x"), "context token")
+    if "h" in fields:
+        state["heads"] = state["kv_heads"] = mha.parse_count(fields.pop("h"), "heads", 1, mha.MAX_WIDTH)
+    for key, label, parse in _SETTINGS:
+        if key in fields:
+            state[label] = parse(fields.pop(key))
+    _check(state)
+    return state
+
+
+def _fields(text):
+    """'#a=1&b=2' -> {'a': '1', 'b': '2'}, refusing long text, odd characters, unknown or repeated keys."""
+    text = str(text)
+    text = text[1:] if text.startswith("#") else text
+    if len(text) > MAX_FRAGMENT:
+        raise ValueError(f"the link is {len(text)} characters long, more than {MAX_FRAGMENT}")
+    text = unquote(text, errors="replace")
+    odd = sorted(set(text) - ALLOWED)
+    if odd:
+        raise ValueError(f"the link contains characters it should not: {''.join(odd[:10])!r}")
+    fields = {}
+    for part in filter(None, text.split("&")):
+        key, sep, value = part.partition("=")
+        if key not in _KNOWN:
+            raise ValueError(f"{key[:MAX_ITEM]!r} is not a setting this page knows")
+        if not sep:
+            raise ValueError(f"the setting {key!r} has no value (write {key}=...)")
+        if key in fields:
+            raise ValueError(f"the setting {key!r} appears twice")
+        if key not in ("t", "x") and len(value) > MAX_ITEM:
+            raise ValueError(f"the setting {key!r} is {len(value)} characters long")
+        fields[key] = value
+    return fields
+
+
+def _parse_rows(text, label):
+    """'1,0;0.9,0.1' -> rows of floats through mha.parse_tokens (caps: MAX_TOKENS x MAX_WIDTH)."""
+    rows = [row.split(",") for row in text.split(";")]
+    if len(rows) > mha.MAX_TOKENS:
+        raise ValueError(f"at most {mha.MAX_TOKENS} {label}s, got {len(rows)}")
+    for t, row in enumerate(rows):
+        for s, item in enumerate(row):
+            if len(item) > MAX_ITEM:
+                raise ValueError(f"{label} {t} slot {s} is {len(item)} characters long: not a number")
+    return mha.parse_tokens(rows, label)
+
+
+def _choice(label, options):
+    def parse(text):
+        if text not in options:
+            raise ValueError(f"{label} must be one of {', '.join(sorted(options))}, got {text[:MAX_ITEM]!r}")
+        return options[text]
+    return parse
+
+
+_SETTINGS = (  # (key, state field, parser); 'h' first, so 'kv' can default to it
+    ("kv", "kv_heads", lambda text: mha.parse_count(text, "key/value heads", 1, mha.MAX_WIDTH)),
+    ("c", "causal", _choice("causal", {"0": False, "1": True})),
+    ("p", "projections", _choice("projections", PROJECTIONS)),
+    ("s", "seed", lambda text: mha.parse_count(text, "seed", 0, MAX_SEED)),
+    ("d", "distractors", parse_distractors),
+)
+_KNOWN = {"t", "x", "h"} | {key for key, _, _ in _SETTINGS}
+
+
+def _check(state):
+    """Run the state through mha once, so the page can draw it without an error."""
+    tokens, heads, kv_heads = state["tokens"], state["heads"], state["kv_heads"]
+    weights = {}
+    if state["projections"] == "random":
+        weights = mha.random_projections(len(tokens[0]), heads, kv_heads=kv_heads, seed=state["seed"])
+    mha.multi_head_attention(tokens, heads, kv_heads=kv_heads, context=state["context"],
+                             causal=state["causal"], **weights)
+    mha.single_head_attention(tokens, context=state["context"], causal=state["causal"])

@@ -1,0 +1,123 @@
+"""The URL fragment: compact round trips, and hostile links refused with a sentence."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fragment
+import mha
+
+# --- test data ---------------------------------------------------------------
+
+LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0"
+
+HOSTILE = [  # (fragment, words the message must contain)
+    ("#<script>alert(1)</script>", "characters"),
+    ("#t=<img src=x onerror=alert(1)>", "characters"),
+    ("#t=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "characters"),
+    ("#t=1,0;javascript:alert(1)", "characters"),
+    ("#h=99999999999999999999", "between 1 and 64"),
+    ("#h=" + "9" * 5000, "characters long"),
+    ("#h=0", "between 1 and 64"),
+    ("#h=3", "not divisible by 3 heads"),
+    ("#h=2&kv=3", "not divisible by 3 key/value heads"),
+    ("#t=nan,1", "not a finite number"),
+    ("#t=1e309,1", "not a finite number"),
+    ("#t=inf,1", "not a finite number"),
+    ("#t=1e300,1e300", "too large"),
+    ("#t=1,2;3", "has 1 slots"),
+    ("#t=", "empty"),
+    ("#t=1_0,2", "characters"),
+    ("#t=" + "1" * 41 + ",2", "characters long"),
+    ("#t=" + ";".join(["1,0"] * (mha.MAX_TOKENS + 1)), "at most 32 tokens"),
+    ("#t=" + ",".join(["1"] * (mha.MAX_WIDTH + 1)) + "&h=1", "between 1 and 64"),
+    ("#t=" + "1," * 200_000, "characters long"),
+    ("#x=1,2,3&t=1,0,0,1", "width 3, expected 4"),
+    ("#c=2", "causal must be one of"),
+    ("#p=evil", "projections must be one of"),
+    ("#s=-1", "between 0 and"),
+    ("#d=31", "distractors must be between 0 and 30"),
+    ("#zz=1", "not a setting"),
+    ("#h", "has no value"),
+    ("#h=2&h=2", "appears twice"),
+]
+
+# --- strategies ------------------------------------------------------------------
+
+numbers = st.floats(min_value=-100, max_value=100, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def states(draw):
+    """Valid states: heads divides the width, kv_heads divides heads."""
+    heads = draw(st.sampled_from([1, 2, 4]))
+    width = heads * draw(st.integers(1, 3))
+    kv_heads = draw(st.sampled_from([k for k in (1, 2, 4) if heads % k == 0]))
+    rows = lambda: st.lists(st.lists(numbers, min_size=width, max_size=width), min_size=1, max_size=4)  # noqa: E731
+    return {"tokens": draw(rows()), "heads": heads, "kv_heads": kv_heads, "causal": draw(st.booleans()),
+            "projections": draw(st.sampled_from(["identity", "random"])),
+            "seed": draw(st.integers(0, fragment.MAX_SEED)), "context": draw(st.none() | rows()),
+            "distractors": draw(st.integers(0, 30))}
+
+
+# --- tests ------------------------------------------------------------------------
+
+def test_the_lesson_state_is_short_and_readable():
+    assert fragment.encode(fragment.default_state()) == LESSON_FRAGMENT
+    assert fragment.decode("#" + LESSON_FRAGMENT) == fragment.default_state()
+
+
+def test_an_empty_fragment_is_the_lesson():
+    assert fragment.decode("") == fragment.decode("#") == fragment.default_state()
+
+
+def test_missing_settings_take_defaults_and_kv_follows_heads():
+    state = fragment.decode("#t=1,2,3,4&h=4&c=1")
+    assert state["tokens"] == [[1.0, 2.0, 3.0, 4.0]] and state["kv_heads"] == 4 and state["causal"] is True
+
+
+def test_cross_attention_context_round_trips():
+    state = {**fragment.default_state(), "context": [[0.5, 0.5, 0.5, 0.5]], "projections": "random", "seed": 7}
+    text = fragment.encode(state)
+    assert "x=0.5,0.5,0.5,0.5" in text and "p=rand" in text
+    assert fragment.decode(text) == state
+
+
+def test_percent_encoded_numbers_are_read():
+    assert fragment.decode("#t=1%2C0%2C0%2C1%3B0.9%2C0.1%2C1%2C0") == fragment.default_state()
+
+
+@settings(max_examples=150, deadline=None)
+@given(states())
+def test_round_trip(state):
+    assert fragment.decode(fragment.encode(state)) == state
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(numbers, min_size=1, max_size=8))
+def test_numbers_come_back_bit_for_bit(row):
+    state = {**fragment.default_state(), "tokens": [row], "heads": 1, "kv_heads": 1}
+    back = fragment.decode(fragment.encode(state))["tokens"][0]
+    assert [x.hex() for x in back] == [float(x).hex() for x in row]
+
+
+@pytest.mark.parametrize("text, words", HOSTILE)
+def test_hostile_links_are_refused_with_a_sentence(text, words):
+    with pytest.raises(ValueError) as error:
+        fragment.decode(text)
+    message = str(error.value)
+    assert message.startswith("ignored the link's settings: ")
+    assert words in message
+    assert len(message) < 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_garbage_either_decodes_to_a_valid_state_or_raises_value_error(text):
+    try:
+        state = fragment.decode(text)
+    except ValueError as error:
+        assert str(error).startswith("ignored the link's settings: ")
+    else:
+        mha.multi_head_attention(state["tokens"], state["heads"], kv_heads=state["kv_heads"],
+                                 context=state["context"], causal=state["causal"])
