@@ -1,0 +1,85 @@
+"""Run a reader's code cell: captured output, a traceback that starts at their code, a time limit.
+
+Pure Python (no js, no pyscript), so the page's Run button and the tests call
+the same function: run_cell(source, namespace) -> (output_text, error_text or None).
+The time limit is a sys.settrace hook: it stops runaway Python loops, but not a
+single long call into C (such as sum(range(10**12))), nor a loop whose bare
+`except:` swallows the stop (CPython switches tracing off once the hook raises).
+"""
+
+import contextlib
+import io
+import linecache
+import sys
+import time
+import traceback
+
+CELL_FILE = "<cell>"
+DEFAULT_LIMIT = 5.0  # seconds
+
+
+class CellTimeout(BaseException):
+    """Raised in the reader's code at the time limit; a BaseException, so `except Exception` lets it pass."""
+
+
+def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT):
+    """exec(source) in a fresh namespace (plus the names in `namespace`, e.g. show).
+
+    Returns (output_text, error_text): everything printed to stdout and stderr,
+    and None or the error as the reader should see it: a traceback naming the
+    file '<cell>' with line numbers, or 'stopped after 5 s: ...'.
+    """
+    scope = {"__name__": "__main__", "__builtins__": __builtins__, **(namespace or {})}
+    output = io.StringIO()
+    try:
+        code = compile(source, CELL_FILE, "exec")
+    except SyntaxError as error:
+        return "", "".join(traceback.format_exception_only(type(error), error))
+    _remember_source(source)
+    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+        error = _exec_with_limit(code, scope, time_limit)
+    if isinstance(error, CellTimeout):
+        return output.getvalue(), _timeout_message(error, time_limit)
+    return output.getvalue(), None if error is None else format_error(error)
+
+
+def _remember_source(source):
+    """Let tracebacks quote the cell's lines (linecache keeps entries whose mtime is None)."""
+    linecache.cache[CELL_FILE] = (len(source), None, source.splitlines(True), CELL_FILE)
+
+
+def _exec_with_limit(code, scope, time_limit):
+    """exec(code, scope) under a deadline; returns the exception it raised, or None."""
+    deadline = time.monotonic() + time_limit
+
+    def check(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise CellTimeout(frame.f_lineno if frame.f_code.co_filename == CELL_FILE else None)
+        return check if frame.f_code.co_filename == CELL_FILE else None
+
+    previous = sys.gettrace()
+    sys.settrace(check)
+    try:
+        exec(code, scope)
+    except BaseException as error:  # the reader's error, whatever it is, is shown, not raised
+        return error
+    finally:
+        sys.settrace(previous)
+    return None
+
+
+def format_error(error):
+    """The traceback from the reader's first line on: the runner's own frames are left out."""
+    report = traceback.TracebackException.from_exception(error)
+    frames = list(report.stack)
+    first = next((i for i, f in enumerate(frames) if f.filename == CELL_FILE), len(frames))
+    report.stack = traceback.StackSummary.from_list(frames[first:])
+    return "".join(report.format())
+
+
+def _timeout_message(error, time_limit):
+    """'stopped after 5 s: the cell was still running at line 3 ...'."""
+    line = error.args[0] if error.args else None
+    where = f" at line {line}" if line else ""
+    return (f"stopped after {time_limit:g} s: the cell was still running{where}. "
+            "A loop that never ends is the usual cause; fix it and press Run again.")
