@@ -28,6 +28,13 @@ def parse_distractors(text):
     return mha.parse_count(text, "distractors", 0, MAX_DISTRACTORS)
 
 
+def distractor_input(distractors):
+    """<label>distractor tokens <input id='distractors' type=number 0..MAX_DISTRACTORS></label>."""
+    return ["label", {"for": "distractors"}, "distractor tokens ",
+            ["input", {"id": "distractors", "type": "number", "min": "0", "max": str(MAX_DISTRACTORS),
+                       "step": "1", "inputmode": "numeric", "value": str(distractors)}]]
+
+
 def competition_tokens(distractors):
     """[QUERY, RELEVANT, then `distractors` near misses]: (2 + k) lists of 4 floats."""
     if isinstance(distractors, bool) or not isinstance(distractors, int) or not 0 <= distractors <= MAX_DISTRACTORS:

@@ -14,7 +14,7 @@ from lesson_trees import (band_class, body_row, classes, fixed, header_row, join
 from lesson_kv import (kv_cache_fields, kv_cache_readout, kv_cache_table, kv_heads_picker,  # noqa: F401
                        model_select, read_kv_fields, sharing_diagram)
 from lesson_competition import (competition_curve, competition_figure, competition_tokens,  # noqa: F401
-                                parse_distractors, relevant_weights)
+                                distractor_input, parse_distractors, relevant_weights)
 
 MOVED = 0.00005  # a weight that changed by at least this much gets a marker (it shows at 4 decimals)
 

@@ -310,6 +310,11 @@ def test_competition_figure_prints_alone_and_now():
     assert all(find(td, "span", aria_hidden="true") for r in rows for td in find(r, "td"))
 
 
+def test_distractor_input_reads_back_through_parse_distractors():
+    (field,) = find(lf.distractor_input(7), "input", id="distractors")
+    assert lf.parse_distractors(field[1]["value"]) == 7 and field[1]["max"] == str(MAX_DISTRACTORS)
+
+
 @pytest.mark.parametrize("bad", ["-1", "31", "many", "1e309", ""])
 def test_distractor_count_is_checked(bad):
     with pytest.raises(ValueError, match="distractors"):
@@ -325,7 +330,7 @@ def test_distractor_count_is_checked(bad):
     lambda: lf.head_tables(*compute(mha.LESSON_TOKENS)), lambda: lf.sharing_diagram([0, 0, 1, 1]),
     lambda: lf.model_select(), lambda: lf.kv_cache_fields(mha.MODEL_SHAPES[0], 4096),
     lambda: lf.kv_cache_readout(mha.MODEL_SHAPES[4], 4096), lambda: lf.kv_cache_table(4096),
-    lambda: lf.competition_figure(3), lambda: lf.competition_curve(),
+    lambda: lf.competition_figure(3), lambda: lf.competition_curve(), lambda: lf.distractor_input(4),
 ], ids=lambda b: getattr(b, "__name__", "builder"))
 def test_every_builder_returns_a_well_formed_tree(build):
     check_tree(build())
