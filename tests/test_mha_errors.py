@@ -84,3 +84,17 @@ def test_parse_tokens_caps_the_size_so_no_input_freezes_the_tab():
 def test_huge_but_finite_inputs_give_finite_weights():
     result = mha.multi_head_attention([[1e150, -1e150], [-1e150, 1e150]], 1)
     assert all(math.isfinite(w) for row in result.weights[0] for w in row)
+
+
+@pytest.mark.parametrize("text", ["1_0", "１２", "٣"])
+def test_parse_count_and_number_take_plain_ascii_only(text):
+    with pytest.raises(ValueError, match="is not a"):
+        mha.parse_count(text, "heads", 1, 99)
+    with pytest.raises(ValueError, match="is not a"):
+        mha.parse_number(text, "token 0 slot 0")
+
+
+def test_long_reader_text_is_cut_short_in_messages():
+    with pytest.raises(ValueError) as caught:
+        mha.parse_number("x" * 5000, "token 0 slot 0")
+    assert len(str(caught.value)) < 80

@@ -117,3 +117,20 @@ def test_model_shapes_divide_evenly():
 def test_entropy_of_a_flat_row_is_log2_n_and_of_a_peak_is_zero():
     assert mha.entropy([0.25] * 4) == pytest.approx(2.0)
     assert mha.entropy([1.0, 0.0, 0.0]) == 0.0
+
+
+def test_head_choices_are_the_divisors():
+    assert mha.head_choices(8) == [1, 2, 4, 8]
+    assert mha.head_choices(12) == [1, 2, 3, 4, 6, 12]
+    assert mha.kv_head_choices(4) == [1, 2, 4]
+
+
+def test_weight_changes_mark_only_head_one_in_the_exercise():
+    """Section 4: head 1 row 0 goes 0.6698 -> 0.5 (change -0.1698); head 0 does not move."""
+    before = mha.multi_head_attention(TOKENS, 2).weights
+    after = mha.multi_head_attention(EXERCISE, 2).weights
+    assert mha.weight_changes(before[0], after[0]) == [[0.0, 0.0], [0.0, 0.0]]
+    moved = mha.weight_changes(before[1], after[1])
+    assert [round(d, 4) for d in moved[0]] == [-0.1698, 0.1698]
+    assert mha.weight_changes([[0.5, 0.5]], [[0.50004, 0.49996]]) == [[0.0, 0.0]]
+    assert mha.weight_changes([[1.0]], [[0.5, 0.5]]) is None

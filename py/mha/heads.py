@@ -36,6 +36,16 @@ def head_slots(width, heads):
     return [(i * head_width, (i + 1) * head_width) for i in range(heads)]
 
 
+def head_choices(width):
+    """The head counts that divide width evenly, e.g. 8 -> [1, 2, 4, 8]."""
+    return [h for h in range(1, width + 1) if width % h == 0]
+
+
+def kv_head_choices(heads):
+    """The key/value head counts that divide heads evenly: 1 (multi-query) ... heads (plain)."""
+    return head_choices(heads)
+
+
 def split_heads(vectors, heads):
     """(n, d) -> (heads, n, d / heads): head i gets slots [i * hw, (i + 1) * hw)."""
     width = check_matrix("vector", vectors)

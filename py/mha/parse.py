@@ -6,19 +6,20 @@ MAX_TOKENS = 32  # caps keep any input from freezing the reader's tab
 MAX_WIDTH = 64
 
 
+MAX_TEXT = 40  # longer field text is cut short in messages
+
+
 def parse_number(text, label):
     """A finite float from the text of one field; ValueError names the field and the text."""
     cleaned = str(text).strip()
     if not cleaned:
         raise ValueError(f"{label} is empty: type a number")
-    if "_" in cleaned:  # float() accepts 1_000; a reader should not have to know that
-        raise ValueError(f"{label}: {cleaned!r} is not a number")
     try:
-        value = float(cleaned)
+        value = float(_plain(cleaned))
     except ValueError:
-        raise ValueError(f"{label}: {cleaned!r} is not a number") from None
+        raise ValueError(f"{label}: {_shown(cleaned)} is not a number") from None
     if not math.isfinite(value):
-        raise ValueError(f"{label}: {cleaned!r} is not a finite number")
+        raise ValueError(f"{label}: {_shown(cleaned)} is not a finite number")
     return value
 
 
@@ -26,12 +27,26 @@ def parse_count(text, label, low, high):
     """A whole number in [low, high] from the text of one field."""
     cleaned = str(text).strip()
     try:
-        value = int(cleaned)
+        value = int(_plain(cleaned))
     except ValueError:
-        raise ValueError(f"{label}: {cleaned!r} is not a whole number") from None
+        raise ValueError(f"{label}: {_shown(cleaned)} is not a whole number") from None
     if not low <= value <= high:
         raise ValueError(f"{label} must be between {low} and {high}, got {value}")
     return value
+
+
+def _plain(text):
+    """The text if it is plain ASCII without underscores, else '' (so it fails to parse).
+
+    float() and int() also accept 1_000 and non-ASCII digits; a reader should
+    not have to know that, and a shared link should not rely on it.
+    """
+    return text if text.isascii() and "_" not in text else ""
+
+
+def _shown(text):
+    """The reader's text, quoted and cut to MAX_TEXT characters."""
+    return repr(text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "...")
 
 
 def parse_tokens(rows, label="token"):

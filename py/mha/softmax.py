@@ -27,3 +27,15 @@ def softmax(scores):
 def entropy(weights):
     """-sum p log2 p, in bits: 0 for one sharp peak, log2(n) for a flat row of n."""
     return -sum(p * math.log2(p) for p in weights if p > 0) + 0.0
+
+
+def weight_changes(before, after, threshold=0.00005):
+    """after - before for each weight of two same-shaped tables (rows of floats).
+
+    A change smaller than threshold (half the last printed digit of a 4-decimal
+    table) counts as none and is 0.0; returns None when the shapes differ.
+    """
+    if len(before) != len(after) or any(len(a) != len(b) for a, b in zip(before, after)):
+        return None
+    return [[(a - b) if abs(a - b) >= threshold else 0.0 for a, b in zip(row_a, row_b)]
+            for row_a, row_b in zip(after, before)]
