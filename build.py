@@ -248,13 +248,18 @@ def make_server(directory, port=0, prefix=SUB_PATH, root_too=False, quiet=True):
             if not quiet:
                 super().log_message(format, *args)
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
-    return server
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request, client_address):
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a browser closing mid-download is normal
+                super().handle_error(request, client_address)
+
+    return Server(("127.0.0.1", port), Handler)
 
 
-def _serve(port):
-    out = build(DIST)
+def _serve(port, out_dir):
+    out = build(out_dir)
     try:
         server = make_server(out, port=port, root_too=True, quiet=False)
     except OSError as error:
@@ -272,9 +277,10 @@ def _serve(port):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Build the lesson site into dist/, or build and serve it.")
     parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
-    parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000)")
+    parser.add_argument("--port", type=int, default=8000, help="port for serve (default 8000; 0 picks a free one)")
+    parser.add_argument("--out", type=Path, default=DIST, help="where to write the site (default dist/)")
     args = parser.parse_args()
     if args.command == "serve":
-        _serve(args.port)
+        _serve(args.port, args.out)
     else:
-        build(DIST)
+        build(args.out)

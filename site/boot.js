@@ -46,7 +46,7 @@ function setStage(name) {
   const index = STAGES.indexOf(name);
   if (index <= stage || document.body.dataset.python !== "loading") return;
   stage = index;
-  bar.value = index;
+  bar.value = index + 0.5;  // half-way through this stage: the bar never looks empty
   for (const item of status.querySelectorAll("[data-stage]")) {
     const at = STAGES.indexOf(item.dataset.stage);
     item.dataset.state = at < index ? "done" : at === index ? "current" : "waiting";
@@ -71,6 +71,8 @@ window.mhaFail = (reason) => {
     "The live figures could not start, so the numbers below stay at the worked example. " +
     `Reload the page to try again. (${reason})`;
   alert.hidden = false;
+  // Nothing would answer an edit now: say so by making the fields read-only.
+  for (const field of document.querySelectorAll("main input")) field.readOnly = true;
 };
 
 // PyScript reports each start-up step as a py:progress event whose detail is a sentence.

@@ -1,0 +1,139 @@
+"""The built page in headless Chromium: start-up, pre-rendered figures, failure, live redraw.
+
+Served from loopback under /lesson/ with every other host blocked (conftest's
+page fixture fails a test on any outside request, console error or traceback).
+Expected numbers are LESSON.md's hand-worked ones, sections 3 and 4.
+"""
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from conftest import READY_TIMEOUT_MS, wait_ready
+
+# --- test data ---------------------------------------------------------------
+
+# LESSON.md section 3: the worked example, as printed in the cells (4 decimals).
+WORKED = {
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
+    "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
+}
+# LESSON.md section 4: token 1's time slots set to token 0's ([0.9, 0.1, 0.0, 1.0]).
+EXERCISE_EDITS = {"token 1 slot 2": "0.0", "token 1 slot 3": "1.0"}
+EXERCISE = {
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
+    "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
+}
+WASM = "**/pyodide.asm.wasm"
+
+
+def expect_tables(page, tables):
+    """Each named table's body cells show exactly these rows."""
+    for label, rows in tables.items():
+        table = page.get_by_role("table", name=label, exact=True)
+        for q, row in enumerate(rows):
+            expect(table.locator("tbody tr").nth(q).locator("td")).to_have_text(row)
+
+
+def field(page, token, slot):
+    return page.get_by_role("textbox", name=f"token {token} slot {slot}", exact=True)
+
+
+# --- tests ---------------------------------------------------------------------
+
+def test_ready_offline_with_the_worked_numbers(page, site_url):
+    """All outside traffic is blocked (conftest); Python still starts and redraws the same numbers."""
+    page.goto(site_url)
+    wait_ready(page)
+    expect_tables(page, WORKED)
+    expect(page.locator("#py-failed")).to_be_hidden()
+    expect(page.locator("#py-stage-note")).to_have_text("Python is running: edit any number.")
+
+
+def test_prerendered_figures_show_before_python(page, site_url, hold):
+    """With the runtime held back, the page is 'loading', shows its stages and the correct tables."""
+    wasm = hold(page, WASM)
+    with page.expect_request(WASM):
+        page.goto(site_url)
+    expect(page.locator("body")).to_have_attribute("data-python", "loading")
+    expect(page.locator("#py-progress")).to_be_visible()
+    expect(page.locator('#py-status [data-stage="download"]')).to_have_attribute("data-state", "current")
+    expect_tables(page, WORKED)
+    cell = page.get_by_role("table", name="head 0 weights").locator("td").first
+    expect(cell).to_have_attribute("data-value", "0.5176703075150118")
+    wasm.release()
+    wait_ready(page)
+    expect(page.locator("#py-progress")).to_be_hidden()
+
+
+@pytest.mark.expected_console(r"Failed to load resource", r"Failed to fetch", r"wasm instantiation failed")
+def test_failed_runtime_keeps_the_lesson_readable(page, site_url):
+    """No pyodide.asm.wasm: the page says so in a sentence, the text and pre-rendered tables remain."""
+    page.route(WASM, lambda route: route.abort())
+    page.goto(site_url)
+    expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
+    alert = page.locator("#py-failed")
+    expect(alert).to_be_visible()
+    expect(alert).to_have_attribute("role", "alert")
+    expect(alert).to_contain_text("The live figures could not start")
+    expect(page.locator("#py-status")).to_be_hidden()
+    expect(page.get_by_role("heading", name="Two tokens, width 4, two heads of width 2")).to_be_visible()
+    expect_tables(page, WORKED)
+    expect(field(page, 0, 0)).not_to_be_editable()  # nothing would answer an edit
+
+
+def test_edit_made_while_loading_is_applied_when_ready(page, site_url, hold):
+    """Typing before Python runs changes nothing at first; once ready, the figures show the edit."""
+    wasm = hold(page, WASM)
+    with page.expect_request(WASM):
+        page.goto(site_url)
+    for name, value in EXERCISE_EDITS.items():
+        page.get_by_role("textbox", name=name, exact=True).fill(value)
+    expect_tables(page, WORKED)  # no Python yet: still the pre-rendered state
+    wasm.release()
+    wait_ready(page)
+    expect_tables(page, EXERCISE)
+
+
+def test_every_edit_redraws_and_bad_input_is_named(page, site_url):
+    """An edit redraws all heads; a bad number shows mha's sentence and keeps the last valid figures."""
+    page.goto(site_url)
+    wait_ready(page)
+    for name, value in EXERCISE_EDITS.items():
+        page.get_by_role("textbox", name=name, exact=True).fill(value)
+    expect_tables(page, EXERCISE)
+
+    field(page, 0, 0).fill("abc")
+    error = page.locator("#grid-error")
+    expect(error).to_have_text("token 0 slot 0: 'abc' is not a number")
+    expect(error).to_have_attribute("role", "alert")
+    expect_tables(page, EXERCISE)
+
+    field(page, 0, 0).fill("1.0")
+    expect(error).to_be_empty()
+    expect_tables(page, EXERCISE)
+
+
+def test_reader_input_is_shown_as_text_never_markup(page, site_url):
+    """Markup typed into a field comes back in the error sentence as text; no element is created."""
+    page.goto(site_url)
+    wait_ready(page)
+    field(page, 1, 1).fill('<img src=x onerror="document.title=1">')
+    expect(page.locator("#grid-error")).to_contain_text("<img src=x")
+    expect(page.locator("#grid-error img")).to_have_count(0)
+    expect(page).not_to_have_title("1")
+
+
+@pytest.mark.parametrize("state", ["loading", "ready"])
+def test_no_accessibility_violations(page, site_url, hold, state):
+    """axe-core (shipped inside axe-playwright-python) finds nothing, before and after Python starts."""
+    wasm = hold(page, WASM)
+    with page.expect_request(WASM):
+        page.goto(site_url)
+    if state == "ready":
+        wasm.release()
+        wait_ready(page)
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()

@@ -1,0 +1,154 @@
+"""build.py's dist/: self-contained, relative, pinned and hash-checked; served under a sub-path. No browser."""
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build
+import dom
+import figure
+
+# --- test data ---------------------------------------------------------------
+
+RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
+           "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
+           f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
+PAGE = ["index.html", "boot.js", "style.css", "main.py", "dom.py", "figure.py", "pyscript.json", ".nojekyll"]
+NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__"]
+URL_ATTRIBUTE = re.compile(r'\b(?:src|href|config)="([^"]*)"')
+
+
+def _wheel_name():
+    project = build._project()
+    return f"{project['name']}-{project['version']}-py3-none-any.whl"
+
+
+# --- tests ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", RUNTIME + PAGE)
+def test_dist_has_every_file_the_page_needs(built_site, name):
+    assert (built_site / name).is_file(), name
+
+
+@pytest.mark.parametrize("pattern", NOT_SHIPPED)
+def test_dist_leaves_out_what_the_runtime_never_loads(built_site, pattern):
+    assert not list(built_site.glob(pattern)), pattern
+
+
+def test_no_source_map_comment_points_at_a_missing_file(built_site):
+    for path in [*built_site.glob("pyscript/*.js"), *built_site.glob("pyodide/*.mjs")]:
+        assert b"sourceMappingURL=" not in path.read_bytes()[-300:], path.name
+
+
+def test_page_urls_are_relative(built_site):
+    """No src/href/config is absolute or off-site: the site works under any sub-path, offline."""
+    urls = URL_ATTRIBUTE.findall((built_site / "index.html").read_text())
+    assert any(u.startswith("./") for u in urls), "no relative URLs found: the pattern is broken"
+    assert not [u for u in urls if u.startswith("/") or ":" in u], urls
+
+
+def test_every_py_tag_uses_the_local_config(built_site):
+    page = (built_site / "index.html").read_text()
+    tags = re.findall(r"<(?:script type=\"py\"|py-script|py-editor|script type=\"py-editor\")[^>]*>", page)
+    assert tags
+    assert all('config="./pyscript.json"' in tag for tag in tags), tags
+
+
+def test_pyscript_config_names_only_local_files(built_site):
+    config = json.loads((built_site / "pyscript.json").read_text())
+    assert config["interpreter"] == "./pyodide/pyodide.mjs"
+    assert config["packages"] == [f"./{_wheel_name()}"]
+    for url, target in config["files"].items():
+        assert (built_site / url).is_file() and target == url
+    assert "://" not in json.dumps(config)
+
+
+def test_lock_carries_the_shipped_micropip_hash(built_site):
+    lock = json.loads((built_site / "pyodide" / "pyodide-lock.json").read_text())
+    entry = lock["packages"]["micropip"]
+    wheel = (built_site / "pyodide" / entry["file_name"]).read_bytes()
+    assert entry["sha256"] == hashlib.sha256(wheel).hexdigest() == build.MICROPIP_SHA256
+
+
+def test_mha_wheel_record_matches_its_files(built_site):
+    with zipfile.ZipFile(built_site / _wheel_name()) as wheel:
+        names = wheel.namelist()
+        record_name = next(n for n in names if n.endswith(".dist-info/RECORD"))
+        rows = list(csv.reader(io.StringIO(wheel.read(record_name).decode())))
+        assert sorted(r[0] for r in rows) == sorted(names)
+        for path, digest, size in rows:
+            if path == record_name:
+                continue
+            data = wheel.read(path)
+            expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert (digest, size) == (f"sha256={expected}", str(len(data))), path
+        assert "Tag: py3-none-any" in wheel.read(record_name.replace("RECORD", "WHEEL")).decode()
+
+
+def test_mha_wheel_imports_and_is_deterministic(built_site, tmp_path):
+    wheel = built_site / _wheel_name()
+    assert build._build_wheel(tmp_path) == wheel.name
+    assert (tmp_path / wheel.name).read_bytes() == wheel.read_bytes()
+    probe = "import mha, sys; print(mha.__file__.startswith(sys.argv[1]), mha.LESSON_TOKENS)"
+    out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, sys.argv[1]); {probe}",
+                          str(wheel)], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]"
+
+
+def test_page_is_prerendered_by_the_live_code(built_site):
+    """index.html holds exactly figure.prerender()'s trees, with the worked numbers in them."""
+    page = (built_site / "index.html").read_text()
+    assert "<!--render:" not in page
+    for key, children in figure.prerender().items():
+        assert f'id="{key}"' in page
+        assert "".join(dom.to_html(node) for node in children) in page
+    for number in ["0.5177", "0.4823", "0.6698", "0.3302", "0.6341", "0.3870", "0.6130"]:
+        assert f">{number}</td>" in page, number
+
+
+def test_build_refuses_to_replace_the_project(tmp_path):
+    with pytest.raises(SystemExit):
+        build.build(build.ROOT)
+
+
+def test_server_serves_under_the_sub_path_with_plain_headers(built_site, site_url):
+    with urllib.request.urlopen(site_url) as response:
+        assert response.status == 200
+        assert b'data-python="loading"' in response.read()
+        assert not [h for h in response.headers if h.lower().startswith("cross-origin")]
+    for name, media_type in [("pyodide/pyodide.asm.wasm", "application/wasm"),
+                             ("pyodide/pyodide.mjs", "text/javascript")]:
+        with urllib.request.urlopen(site_url + name) as response:
+            assert response.headers["Content-Type"] == media_type
+    root = site_url.replace(build.SUB_PATH, "/")
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(root)  # only /lesson/: an absolute URL in the page would 404 in the tests
+    assert error.value.code == 404
+
+
+def test_serve_command_builds_and_prints_its_url(tmp_path):
+    """`python build.py serve` (the README's first command) answers at the URL it prints."""
+    process = subprocess.Popen([sys.executable, "build.py", "serve", "--port", "0", "--out", str(tmp_path / "d")],
+                               cwd=build.ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        lines = [process.stdout.readline(), process.stdout.readline()]
+        url = re.search(r"serving \S+ at (http://127\.0\.0\.1:\d+/lesson/)", "".join(lines)).group(1)
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert b"Multi-head attention" in response.read()
+        with urllib.request.urlopen(url.replace("/lesson/", "/"), timeout=10) as response:
+            assert response.status == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert Path(tmp_path / "d" / "index.html").is_file()
