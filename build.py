@@ -72,9 +72,11 @@ def _micropip_wheel():
     wheel = CACHE / MICROPIP_WHEEL
     if not wheel.exists():
         CACHE.mkdir(exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", f"micropip=={MICROPIP_VERSION}",
-                        "--only-binary=:all:", "--python-version", "3.14", "--no-deps",
-                        "--quiet", "--dest", str(CACHE)], check=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "download", f"micropip=={MICROPIP_VERSION}",
+                               "--only-binary=:all:", "--python-version", "3.14", "--no-deps",
+                               "--quiet", "--dest", str(CACHE)])
+        if done.returncode:
+            sys.exit(f"pip could not download micropip {MICROPIP_VERSION} (is pip installed for {sys.executable}?)")
     found = _sha256(wheel.read_bytes())
     if found != MICROPIP_SHA256:
         wheel.unlink()

@@ -96,8 +96,10 @@ new PerformanceObserver((list) => {
 // A failed download or a Python error before ready: PyScript reports it as an error or a rejection.
 function failFrom(event) {
   const error = event.reason ?? event.error ?? event.message;
-  const text = String(error?.message ?? error ?? "unknown error").split("\n")[0];
-  window.mhaFail(text.slice(0, 200));
+  const lines = String(error?.message ?? error ?? "unknown error").split("\n").filter((l) => l.trim());
+  // A Python traceback's last line is the sentence that names the problem.
+  const text = /Traceback/.test(lines[0]) ? lines[lines.length - 1] : lines[0];
+  window.mhaFail(text.trim().slice(0, 200));
 }
 addEventListener("error", failFrom);
 addEventListener("unhandledrejection", failFrom);

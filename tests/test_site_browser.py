@@ -84,6 +84,21 @@ def test_failed_runtime_keeps_the_lesson_readable(page, site_url):
     expect(field(page, 0, 0)).not_to_be_editable()  # nothing would answer an edit
 
 
+@pytest.mark.expected_console(r"Traceback", r"Failed to load resource: the server responded with a status of 404")
+@pytest.mark.parametrize("file, response", [
+    ("main.py", {"status": 200, "body": "raise RuntimeError('broken glue')"}),
+    ("mha-*.whl", {"status": 404, "body": "gone"}),
+], ids=["python-error", "missing-wheel"])
+def test_later_start_up_failures_also_reach_failed(page, site_url, file, response):
+    """A Python error in the page's code, or a wheel micropip cannot fetch, ends in 'failed' too."""
+    page.route(f"**/{file}", lambda route: route.fulfill(**response))
+    page.goto(site_url)
+    expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
+    expect(page.locator("#py-failed")).to_contain_text("The live figures could not start")
+    expect(page.locator("#py-failed")).not_to_contain_text("Traceback")
+    expect_tables(page, WORKED)
+
+
 def test_edit_made_while_loading_is_applied_when_ready(page, site_url, hold):
     """Typing before Python runs changes nothing at first; once ready, the figures show the edit."""
     wasm = hold(page, WASM)
