@@ -37,7 +37,7 @@ MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"  # PyPI's wheel
 
 ENTRY = "main.py"  # the page's <script type="py">; every other site/*.py is shipped as an importable module
-PRERENDER = "figure"  # the module whose prerender() fills index.html's <!--render:ID--> marks
+PRERENDER = ("figure", "cell_view")  # modules whose prerender() fill index.html's <!--render:ID--> marks
 SKIP = ("__pycache__", ".pyc")
 RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
@@ -183,12 +183,16 @@ def _render_page(out):
 
     import dom
 
-    rendered = {key: "".join(dom.to_html(node) for node in children)
-                for key, children in importlib.import_module(PRERENDER).prerender().items()}
+    rendered = {}
+    for module in PRERENDER:
+        trees = importlib.import_module(module).prerender()
+        if trees.keys() & rendered.keys():
+            sys.exit(f"{module}.prerender() fills marks another module fills: {sorted(trees.keys() & rendered.keys())}")
+        rendered.update({key: "".join(dom.to_html(node) for node in children) for key, children in trees.items()})
     page = (SITE / "index.html").read_text()
     marks = RENDER_MARK.findall(page)
     if sorted(marks) != sorted(rendered):
-        sys.exit(f"index.html marks {sorted(marks)} do not match {PRERENDER}.prerender() {sorted(rendered)}")
+        sys.exit(f"index.html marks {sorted(marks)} do not match the prerender() of {PRERENDER}: {sorted(rendered)}")
     (out / "index.html").write_text(RENDER_MARK.sub(lambda m: rendered[m.group(1)], page))
 
 

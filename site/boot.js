@@ -8,8 +8,9 @@
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
 
 const TAGS = new Set([
-  "caption", "code", "div", "figcaption", "figure", "input", "label", "p",
-  "span", "strong", "table", "tbody", "td", "th", "thead", "tr",
+  "button", "caption", "code", "div", "em", "figcaption", "figure", "h3", "input", "label",
+  "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
+  "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul",
 ]);
 const ATTRIBUTE = /^[a-z0-9-]+$/;
 const STAGES = ["download", "start", "install", "draw"];

@@ -12,8 +12,9 @@ import json
 
 VOID_TAGS = frozenset({"br", "col", "hr", "img", "input", "wbr"})
 ALLOWED_TAGS = frozenset({
-    "caption", "code", "div", "figcaption", "figure", "input", "label", "p",
-    "span", "strong", "table", "tbody", "td", "th", "thead", "tr",
+    "button", "caption", "code", "div", "em", "figcaption", "figure", "h3", "input", "label",
+    "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
+    "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul",
 })
 _ATTRIBUTE_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 

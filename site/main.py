@@ -6,6 +6,7 @@ figure.py, so this file just wires inputs to drawing. No math here.
 
 from pyscript import document, when, window
 
+import cells_glue
 import dom
 import figure
 
@@ -50,6 +51,11 @@ def on_grid_input(event):
     redraw()
 
 
+def show_tokens(tokens):
+    """A code cell's show(tokens): put them in the live figure (placeholder until the lesson page lands)."""
+
+
 # Edits typed while Python was loading are already in the fields: draw them now.
 redraw()
+cells_glue.setup(show=show_tokens)
 window.mhaReady()
