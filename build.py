@@ -43,6 +43,24 @@ RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
 WHEEL_TIME = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: the same sources give the same wheel
 SUB_PATH = "/lesson/"
+# The browser enforces "nothing is sent to a server": scripts, workers and connections from the
+# page's own origin only (no inline scripts, no inline style attributes). What WebAssembly needs:
+# 'wasm-unsafe-eval' to compile Pyodide, and 'unsafe-eval' because pyodide.asm.mjs builds its
+# EM_ASM/EM_JS glue with eval() at start-up (without it: "Evaluating a string as JavaScript
+# violates ... script-src"). Scripts still come from this origin only. Injected into the built page.
+CSP = "; ".join([
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'",
+    "worker-src 'self'",
+    "connect-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'none'",
+])
+CHARSET = '<meta charset="utf-8">'
 MEDIA_TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
                ".json": "application/json", ".whl": "application/zip", ".py": "text/plain"}
 
@@ -193,7 +211,11 @@ def _render_page(out):
     marks = RENDER_MARK.findall(page)
     if sorted(marks) != sorted(rendered):
         sys.exit(f"index.html marks {sorted(marks)} do not match the prerender() of {PRERENDER}: {sorted(rendered)}")
-    (out / "index.html").write_text(RENDER_MARK.sub(lambda m: rendered[m.group(1)], page))
+    page = RENDER_MARK.sub(lambda m: rendered[m.group(1)], page)
+    if page.count(CHARSET) != 1:
+        sys.exit(f"index.html needs exactly one {CHARSET}: the CSP goes right after it")
+    csp = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+    (out / "index.html").write_text(page.replace(CHARSET, f"{CHARSET}\n  {csp}"))
 
 
 def build(out_dir=DIST):
