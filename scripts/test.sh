@@ -16,7 +16,7 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --require-hashes -r requirements-test.lock
-.venv/bin/python -m pip install --quiet --no-deps -e .
+# No install of mha itself: pytest finds py/ and site/ through pyproject.toml's pythonpath.
 
 # The pinned Pyodide, PyScript and the workflow linter (package-lock.json checks each tarball);
 # reinstalled only when package-lock.json changed, with the same stamp build.py reads.
