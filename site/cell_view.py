@@ -1,7 +1,102 @@
-"""Code cells as figure trees (placeholder until the cells land): prerender() fills index.html's cell marks."""
+"""Code cells as dom trees: build.py pre-renders them, cells_glue.py redraws their parts live.
 
+A cell is a labelled <textarea> (the code), a bar with Run and Reset, the
+printed <output> (aria-live) and a <pre> for the error (role="alert"). Ids follow
+the cell's kebab name, e.g. two_heads -> #cell-two-heads-code. Pure Python: no
+js, no pyscript, so the HTML a reader sees before Python loads is these trees.
+"""
+
+from pathlib import Path
+
+CELLS_DIR = Path(__file__).resolve().parent / "cells"  # build time only: the browser reads the textarea
 CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
+TIME_LIMIT = 5.0  # seconds; cellrun stops a cell that runs longer
+RUNS_HERE = "Runs in your browser: nothing you type or run leaves your machine."
+KEYS = ("Ctrl+Enter (\u2318+Enter) runs. Tab indents; Esc then Tab leaves the editor. "
+        f"A cell stops itself after {TIME_LIMIT:g} s.")
+WAITING = "Run works once Python has started (see the progress at the top)."
+FAILED = "Python did not start, so this cell cannot run; its code is still here to read and copy."
+
+
+def kebab(name):
+    """two_heads -> two-heads: the cell's part of every element id."""
+    return name.replace("_", "-")
+
+
+def title(name):
+    """two_heads -> 'two heads': the cell's name in labels and button names."""
+    return name.replace("_", " ")
+
+
+def element_id(name, part=""):
+    """'cell-two-heads' (the container index.html gives), or 'cell-two-heads-code', '-bar', ..."""
+    return f"cell-{kebab(name)}" + (f"-{part}" if part else "")
+
+
+def source(name):
+    """The cell's original code, from site/cells/NAME.py (build time)."""
+    return (CELLS_DIR / f"{name}.py").read_text()
+
+
+def cell(name, code):
+    """The children of <div class="cell" data-cell=NAME>: label, editor, bar, output, error."""
+    lines = code.rstrip("\n").count("\n") + 1
+    return [
+        ["div", {"class": "cell-head"},
+         ["label", {"class": "cell-title", "for": element_id(name, "code")}, f"Python cell: {title(name)}"],
+         ["small", {"class": "cell-note"}, RUNS_HERE]],
+        ["textarea", {"id": element_id(name, "code"), "class": "cell-code", "rows": lines + 1,
+                      "spellcheck": "false", "autocomplete": "off", "autocapitalize": "off",
+                      "autocorrect": "off", "wrap": "off", "data-cell-code": name,
+                      "aria-describedby": element_id(name, "keys")}, code],
+        ["div", {"class": "cell-bar", "id": element_id(name, "bar")}, *bar(name, ready=False)],
+        ["output", {"class": "cell-output", "id": element_id(name, "output"), "for": element_id(name, "code"),
+                    "aria-live": "polite", "aria-label": f"Output of cell: {title(name)}"}],
+        ["pre", {"class": "cell-error", "id": element_id(name, "error"), "role": "alert"}],
+    ]
+
+
+def bar(name, ready, status=""):
+    """Run and Reset (disabled until Python is ready), the key hint, and a status sentence."""
+    off = not ready
+    hints = ([["small", {"class": "cell-keys", "id": element_id(name, "keys")}, KEYS]] if ready else
+             [["small", {"class": "cell-keys", "id": element_id(name, "keys")},
+               ["span", {"class": "when-loading"}, WAITING], ["span", {"class": "when-failed"}, FAILED]]])
+    return [
+        ["button", {"type": "button", "class": "cell-run", "data-action": "run", "disabled": off,
+                    "aria-label": f"Run cell: {title(name)}"}, "Run"],
+        ["button", {"type": "button", "class": "cell-reset", "data-action": "reset", "disabled": off,
+                    "aria-label": f"Reset cell: {title(name)}"}, "Reset"],
+        ["span", {"class": "cell-status", "id": element_id(name, "status"), "role": "status"}, status],
+        *hints,
+    ]
+
+
+def output(text):
+    """The <output>'s children: what the cell printed, or a word that it printed nothing."""
+    return [text] if text else [["em", {}, "(the cell printed nothing)"]]
+
+
+def error(text):
+    """The error <pre>'s children: a traceback or the time-limit sentence; empty when the run went well."""
+    return [text.rstrip("\n")] if text else []
+
+
+def ran_status(seconds, error, shown=None):
+    """The sentence next to the buttons after a run: how long, how it ended, what show() sent."""
+    took = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+    if error and error.startswith("stopped after"):
+        return f"Stopped after {took}: see why below."
+    ended = f"Failed after {took}: the traceback is below." if error else f"Ran in {took}."
+    if shown is None:
+        return ended
+    return f"{ended} show() sent {shown} token{'s' if shown != 1 else ''} to the figure."
+
+
+RUNNING = f"Running\u2026 (a cell stops itself after {TIME_LIMIT:g} s)"
+RESET = "Reset: the original code is back."
 
 
 def prerender():
-    return {"cell-" + name.replace("_", "-"): [] for name in CELLS}
+    """{mark id: children} for index.html's <!--render:cell-KEBAB--> marks, from site/cells/*.py."""
+    return {element_id(name): cell(name, source(name)) for name in CELLS}

@@ -5,6 +5,13 @@ the same function: run_cell(source, namespace) -> (output_text, error_text or No
 The time limit is a sys.settrace hook: it stops runaway Python loops, but not a
 single long call into C (such as sum(range(10**12))), nor a loop whose bare
 `except:` swallows the stop (CPython switches tracing off once the hook raises).
+
+Cells share the interpreter with the page, so `protect` names modules (mha,
+math, the page's own) whose globals are put back after each run: a cell that
+monkeypatches mha.softmax cannot break the live figure. Page code a cell calls
+mid-run (show) runs inside page_view(), which sees the modules as they were
+before the cell started. Objects changed in place (mha.LESSON_TOKENS[0][0] = 9)
+are not undone.
 """
 
 import contextlib
@@ -22,8 +29,14 @@ class CellTimeout(BaseException):
     """Raised in the reader's code at the time limit; a BaseException, so `except Exception` lets it pass."""
 
 
-def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT):
+_before = []  # a snapshot of the protected modules per running cell (a stack: cells may nest)
+
+
+def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT, protect=()):
     """exec(source) in a fresh namespace (plus the names in `namespace`, e.g. show).
+
+    protect: module names (a name covers its submodules, "mha" covers "mha.softmax")
+    whose globals are restored when the cell ends.
 
     Returns (output_text, error_text): everything printed to stdout and stderr,
     and None or the error as the reader should see it: a traceback naming the
@@ -36,11 +49,50 @@ def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT):
     except SyntaxError as error:
         return "", "".join(traceback.format_exception_only(type(error), error))
     _remember_source(source)
-    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-        error = _exec_with_limit(code, scope, time_limit)
+    _before.append(_snapshot(protect))
+    try:
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            error = _exec_with_limit(code, scope, time_limit)
+    finally:
+        _restore(_before.pop())
     if isinstance(error, CellTimeout):
         return output.getvalue(), _timeout_message(error, time_limit)
     return output.getvalue(), None if error is None else format_error(error)
+
+
+@contextlib.contextmanager
+def page_view():
+    """For page code called from a running cell: the protected modules as before the cell, then back."""
+    if not _before:
+        yield
+        return
+    during = _snapshot(_before[-1])
+    _restore(_before[-1])
+    try:
+        yield
+    finally:
+        _restore(during)
+
+
+def _snapshot(names):
+    """{module: copy of its globals} for the loaded modules named (or under a name) in `names`."""
+    if isinstance(names, dict):  # an earlier snapshot: the same modules again
+        modules = list(names)
+    else:
+        modules = [m for n, m in list(sys.modules.items())
+                   if m is not None and any(n == p or n.startswith(p + ".") for p in names)]
+    return {module: dict(vars(module)) for module in modules}
+
+
+def _restore(snapshot):
+    """Put each module's globals back: names added are removed, names changed get their old value."""
+    for module, saved in snapshot.items():
+        current = vars(module)
+        for name in [n for n in current if n not in saved]:
+            del current[name]
+        for name, value in saved.items():
+            if current.get(name, _restore) is not value:
+                current[name] = value
 
 
 def _remember_source(source):

@@ -95,3 +95,45 @@ def test_runner_state_is_restored():
     finally:
         sys.settrace(previous)
     assert sys.stdout is stdout and sys.stderr is stderr
+
+
+# --- cells share the interpreter with the page: protected modules are put back ---------------
+
+PATCH_MHA = "import mha\nmha.softmax = None\nmha.multi_head_attention = lambda *a: 1 / 0\nmha.extra = 1\n"
+
+
+def test_a_cell_cannot_monkeypatch_a_protected_module_for_good():
+    import mha
+
+    before = dict(vars(mha))
+    out, error = run_cell(PATCH_MHA, protect=("mha",))
+    assert error is None
+    assert vars(mha) == before and "extra" not in vars(mha)
+    assert mha.softmax([0.0, 0.0]) == [0.5, 0.5]
+
+
+def test_protection_covers_submodules_and_failed_and_stopped_runs():
+    import mha
+
+    softmax_module = sys.modules["mha.softmax"]  # the package's `softmax` attribute is the function
+    original = softmax_module.softmax
+    for tail, limit in [("raise ValueError('x')\n", 5.0), ("while True:\n    pass\n", 0.2)]:
+        patch = "import sys\nsys.modules['mha.softmax'].softmax = print\n"
+        run_cell(patch + tail, time_limit=limit, protect=("mha",))
+        assert softmax_module.softmax is original and mha.softmax is original
+
+
+def test_page_code_called_from_a_cell_sees_the_modules_as_before_the_cell():
+    """show() runs the page's figure code: inside page_view() it gets the real mha, then the cell's patch again."""
+    import mha
+    from cellrun import page_view
+
+    seen = []
+
+    def show():
+        with page_view():
+            seen.append(mha.softmax([0.0, 0.0]))
+        seen.append(mha.softmax)
+
+    run_cell(PATCH_MHA + "show()\n", {"show": show}, protect=("mha",))
+    assert seen == [[0.5, 0.5], None]

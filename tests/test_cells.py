@@ -32,6 +32,12 @@ KV_BILLS = {
     "Falcon-7B": "64.0 MiB",      # 2 x 32 x  1 x 8192 x  64 x 2 = 2**26
     "Qwen2.5-7B": "448.0 MiB",    # 2 x 28 x  4 x 8192 x 128 x 2 = 448 x 2**20
 }
+# The same with one kv head per query head (no sharing).
+KV_FULL = {
+    "Llama-2-70B": "20.00 GiB",   # 64 query heads instead of 8: 8 x 2.5 GiB
+    "Falcon-7B": "4.44 GiB",      # 71 query heads x 64 MiB = 4544 MiB = 4.4375 GiB
+    "Qwen2.5-7B": "3.06 GiB",     # 28 query heads x 112 MiB = 3136 MiB = 3.0625 GiB
+}
 
 
 def run(name):
@@ -112,7 +118,10 @@ def test_kv_cache_prints_the_hand_worked_bills():
     lines, _ = run("kv_cache")
     for name, size in KV_BILLS.items():
         (line,) = [line for line in lines if line.startswith(name + " ")]
-        assert re.search(rf"kv heads:\s+{re.escape(size)}\s", line), line
+        assert re.search(rf"kv heads:\s+{re.escape(size)}$", line), line
+    for name, size in KV_FULL.items():
+        line = lines[lines.index(next(line for line in lines if line.startswith(name + " "))) + 1]
+        assert re.search(rf"without sharing\s+{re.escape(size)},", line), line
 
 
 # --- the prose draft places every cell ------------------------------------------

@@ -1,4 +1,5 @@
-# A causal mask: token i may look only at tokens 0..i, as in a decoder that writes left to right.
+# A causal mask: token i may look only at tokens 0..i,
+# as in a decoder that writes left to right.
 import mha
 
 tokens = [

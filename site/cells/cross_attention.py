@@ -1,11 +1,12 @@
-# Self- and cross-attention are one function: only where keys and values come from changes.
+# Self- and cross-attention are one function:
+# only where the keys and values come from changes.
 import mha
 
-decoder = [                       # the sequence asking (queries)
+decoder = [   # the sequence asking (queries)
     [1.0, 0.0, 0.0, 1.0],
     [0.9, 0.1, 1.0, 0.0],
 ]
-encoder = [                       # a second sequence answering (keys and values)
+encoder = [   # a second sequence answering (keys and values)
     [1.0, 0.0, 1.0, 0.0],
     [0.0, 1.0, 0.0, 1.0],
     [0.5, 0.5, 0.5, 0.5],
@@ -25,4 +26,5 @@ for h in range(2):
     show_rows(f"head {h}, cross (2 x 3):", cross_attention.weights[h])
 
 again = mha.multi_head_attention(decoder, 2, context=decoder)
-print("context = the decoder itself gives self-attention back:", again.weights == self_attention.weights)
+same = again.weights == self_attention.weights
+print("context = the decoder itself gives self-attention back:", same)

@@ -1,12 +1,15 @@
-# The KV cache bill: 2 (keys and values) x layers x kv heads x tokens x head width x bytes.
+# The KV cache bill:
+#   2 (keys and values) x layers x kv heads x tokens x head width x bytes
 import mha
 
 seq_len = 8192          # tokens kept in the cache for one conversation
 bytes_per_value = 2     # 16-bit numbers
 
 for shape in mha.MODEL_SHAPES:
-    bill = mha.kv_cache_bill(shape.layers, shape.heads, shape.kv_heads, seq_len,
-                             shape.head_width, bytes_per_value)
-    print(f"{shape.name:12} {shape.heads:3} query heads, {shape.kv_heads:2} kv heads: "
-          f"{mha.format_bytes(bill.bytes):>10}  (without sharing {mha.format_bytes(bill.full_bytes)}, "
-          f"saved {bill.saving:.0%})")
+    bill = mha.kv_cache_bill(shape.layers, shape.heads, shape.kv_heads,
+                             seq_len, shape.head_width, bytes_per_value)
+    size = mha.format_bytes(bill.bytes)
+    full = mha.format_bytes(bill.full_bytes)
+    print(f"{shape.name:11} {shape.heads:2} query heads, "
+          f"{shape.kv_heads:2} kv heads: {size:>9}")
+    print(f"{'':11} without sharing {full:>9}, saved {bill.saving:.0%}")
