@@ -62,15 +62,23 @@ def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT, protect=()):
 
 @contextlib.contextmanager
 def page_view():
-    """For page code called from a running cell: the protected modules as before the cell, then back."""
+    """For page code called from a running cell: the protected modules as before the cell, then back.
+
+    Globals the page code itself rebinds meanwhile (its own state) are kept, during and after the cell.
+    """
     if not _before:
         yield
         return
-    during = _snapshot(_before[-1])
-    _restore(_before[-1])
+    before = _before[-1]
+    during = _snapshot(before)
+    _restore(before)
     try:
         yield
     finally:
+        for module, saved in _snapshot(before).items():
+            for name, value in saved.items():
+                if before[module].get(name, _restore) is not value:
+                    before[module][name] = during[module][name] = value
         _restore(during)
 
 

@@ -137,3 +137,20 @@ def test_page_code_called_from_a_cell_sees_the_modules_as_before_the_cell():
 
     run_cell(PATCH_MHA + "show()\n", {"show": show}, protect=("mha",))
     assert seen == [[0.5, 0.5], None]
+
+
+def test_state_the_page_code_sets_during_show_is_kept():
+    """The figure code may rebind its own globals when show() draws: that is the page's state, not the cell's."""
+    import mha
+    from cellrun import page_view
+
+    def show():
+        with page_view():
+            mha.last_shown = "tokens"
+
+    try:
+        out, _ = run_cell(PATCH_MHA + "show()\nprint(mha.last_shown, mha.softmax)\n", {"show": show}, protect=("mha",))
+        assert out == "tokens None\n"  # the cell sees the page's new state and still its own patch
+        assert mha.last_shown == "tokens" and mha.softmax([0.0]) == [1.0]
+    finally:
+        vars(mha).pop("last_shown", None)
