@@ -16,6 +16,7 @@ import cellrun
 import dom
 
 INDENT = "    "
+MODIFIERS = ("Shift", "Control", "Alt", "Meta")
 # Modules whose globals a cell may not change for good (cellrun restores them after each run).
 PROTECT = ("mha", "math", "json", "builtins", "dom", "figure", "cell_view", "cellrun", "cells_glue")
 
@@ -108,8 +109,8 @@ def on_click(event):
 
 def on_keydown(event):
     """Ctrl/Cmd+Enter runs; Tab indents and Shift+Tab dedents, unless Esc came first (then they leave)."""
-    if not event.target.matches("textarea[data-cell-code]"):
-        return
+    if event.key in MODIFIERS or not event.target.matches("textarea[data-cell-code]"):
+        return  # Shift alone (the start of Shift+Tab) must not forget an Esc
     name = _cell_of(event.target)
     escaped = name in _escaped
     _escaped.discard(name)
