@@ -51,7 +51,8 @@ def cell(name, code):
                       "aria-describedby": element_id(name, "keys")}, code],
         ["div", {"class": "cell-bar", "id": element_id(name, "bar")}, *bar(name, ready=False)],
         ["output", {"class": "cell-output", "id": element_id(name, "output"), "for": element_id(name, "code"),
-                    "aria-live": "polite", "aria-label": f"Output of cell: {title(name)}"}],
+                    "aria-live": "polite", "aria-label": f"Output of cell: {title(name)}",
+                    "tabindex": 0}],  # focusable: a wide table of numbers scrolls sideways on a phone
         ["pre", {"class": "cell-error", "id": element_id(name, "error"), "role": "alert"}],
     ]
 

@@ -118,10 +118,10 @@ def test_kv_cache_prints_the_hand_worked_bills():
     lines, _ = run("kv_cache")
     for name, size in KV_BILLS.items():
         (line,) = [line for line in lines if line.startswith(name + " ")]
-        assert re.search(rf"kv heads:\s+{re.escape(size)}$", line), line
+        assert re.match(rf"{re.escape(name)}\s+{re.escape(size)}  \(", line), line
     for name, size in KV_FULL.items():
         line = lines[lines.index(next(line for line in lines if line.startswith(name + " "))) + 1]
-        assert re.search(rf"without sharing\s+{re.escape(size)},", line), line
+        assert re.match(rf"\s+{re.escape(size)}  without sharing", line), line
 
 
 # --- the prose draft places every cell ------------------------------------------

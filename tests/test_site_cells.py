@@ -33,10 +33,10 @@ EXPECTED_ROWS = {  # cell -> {title line: the rows printed under it}
                     "head 1:": ["[1.0000, 0.0000, 0.0000]", "[0.3302, 0.6698, 0.0000]"]},
     "cross_attention": {"head 0, self (2 x 2):": HEAD_0, "head 1, self (2 x 2):": HEAD_1},
     # 2 x layers x kv heads x 8192 tokens x head width x 2 bytes, worked by hand.
-    "kv_cache": {"Llama-2-70B 64 query heads,  8 kv heads:  2.50 GiB": [  # 2x80x8x8192x128x2 = 2.5 x 2**30
-                     "without sharing 20.00 GiB, saved 88%"],              # 64 kv heads: 8 x 2.5 GiB
-                 "Falcon-7B   71 query heads,  1 kv heads:  64.0 MiB": [  # 2x32x1x8192x64x2 = 2**26
-                     "without sharing  4.44 GiB, saved 99%"]},             # 71 x 64 MiB = 4.4375 GiB
+    "kv_cache": {"Llama-2-70B  2.50 GiB  (8 kv / 64 query heads)": [  # 2x80x8x8192x128x2 = 2.5 x 2**30
+                     "20.00 GiB  without sharing: saved 88%"],       # 64 kv heads: 8 x 2.5 GiB
+                 "Falcon-7B    64.0 MiB  (1 kv / 71 query heads)": [  # 2x32x1x8192x64x2 = 2**26
+                     "4.44 GiB  without sharing: saved 99%"]},       # 71 x 64 MiB = 4.4375 GiB
 }
 FIRST_RUN_S = 0.5  # the design promise: the first Run answers within half a second of ready
 NAME_ERROR = "print('before')\nx = 1\nprint(tokens_typo)\n"  # fails at line 3
