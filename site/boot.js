@@ -6,6 +6,13 @@
 //                             the element's children are replaced in one go (one FFI call per redraw).
 //   window.mhaReady()         main.py has drawn the live figures: <body data-python="ready">.
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
+//   window.mhaPatch(id, json) same-shape redraw: json = {"cells": [[text, class, value, delta], ...],
+//                             "texts": [[text, class], ...]} for the element's <td>s and [data-patch]
+//                             elements, in document order; returns false (nothing changed) if the counts
+//                             differ, and Python then draws the whole tree instead.
+//   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
+//   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
+//                             after the last call, so typing does not encode the state on every key.
 
 const TAGS = new Set([
   "button", "caption", "code", "div", "em", "figcaption", "figure", "h3", "input", "label",
@@ -38,6 +45,77 @@ window.mhaDraw = (id, json) => {
   if (!target) throw new Error(`mhaDraw: no element #${id}`);
   target.replaceChildren(...JSON.parse(json).map(build));
 };
+
+window.mhaPatch = (id, json) => {
+  const target = document.getElementById(id);
+  if (!target) throw new Error(`mhaPatch: no element #${id}`);
+  const { cells, texts } = JSON.parse(json);
+  const tds = target.getElementsByTagName("td");
+  const marked = target.querySelectorAll("[data-patch]");
+  if (tds.length !== cells.length || marked.length !== texts.length) return false;
+  for (let i = 0; i < cells.length; i++) {
+    const [text, cls, value, delta] = cells[i];
+    const td = tds[i];
+    if (td.getAttribute("data-value") !== value) {
+      td.firstChild.data = text;  // the cell's one text node
+      td.setAttribute("data-value", value);
+    }
+    if (td.className !== cls) td.className = cls;
+    if (delta) {
+      if (td.getAttribute("data-delta") !== delta) td.setAttribute("data-delta", delta);
+    } else if (td.hasAttribute("data-delta")) td.removeAttribute("data-delta");
+  }
+  texts.forEach(([text, cls], i) => {
+    const element = marked[i];
+    if (element.textContent !== text) element.textContent = text;
+    if ((element.getAttribute("class") || "") !== cls) {
+      if (cls) element.className = cls;
+      else element.removeAttribute("class");
+    }
+  });
+  return true;
+};
+
+window.mhaGridValues = (id) => {
+  const rows = [];
+  for (const field of document.getElementById(id).querySelectorAll("input[data-token]")) {
+    (rows[Number(field.dataset.token)] ??= [])[Number(field.dataset.slot)] = field.value;
+  }
+  return JSON.stringify(rows);
+};
+
+let fragmentTimer = null;
+window.mhaSetFragment = (encode) => {
+  // Chromium throttles rapid replaceState calls, and encoding 32 x 64 numbers on every keystroke
+  // is wasted work: ask Python for the text once the edits pause for 200 ms.
+  clearTimeout(fragmentTimer);
+  fragmentTimer = setTimeout(() => {
+    history.replaceState(history.state, "", `${location.pathname}${location.search}#${encode()}`);
+  }, 200);
+};
+
+// Arrow keys move between the fields of a token grid (left/right only at the text's edges,
+// so the caret still moves inside a number); the field reached has its text selected.
+const STEPS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+document.addEventListener("keydown", (event) => {
+  const field = event.target;
+  const step = STEPS[event.key];
+  if (!step || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (!(field instanceof HTMLInputElement) || field.dataset.token === undefined) return;
+  const [dt, ds] = step;
+  const start = field.selectionStart ?? 0;
+  const end = field.selectionEnd ?? field.value.length;
+  const whole = start === 0 && end === field.value.length;
+  if (ds < 0 && start !== 0 && !whole) return;
+  if (ds > 0 && end !== field.value.length && !whole) return;
+  const token = Number(field.dataset.token) + dt;
+  const slot = Number(field.dataset.slot) + ds;
+  const next = field.closest("table")?.querySelector(`input[data-token="${token}"][data-slot="${slot}"]`);
+  if (!next) return;
+  event.preventDefault();
+  next.focus();
+  next.select();
+});
 
 const status = document.getElementById("py-status");
 const bar = document.getElementById("py-progress");

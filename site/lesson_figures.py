@@ -10,31 +10,37 @@ lesson_competition and are re-exported here, so the page imports one module.
 
 import mha
 from lesson_trees import (band_class, body_row, classes, fixed, header_row, joined, number_cell,
-                          number_table, number_text, signed, slot_range, table, weight_class)
+                          number_text, signed, slot_range, table, weight_class)
 from lesson_kv import (kv_cache_fields, kv_cache_readout, kv_cache_table, kv_heads_picker,  # noqa: F401
                        model_select, read_kv_fields, sharing_diagram)
 from lesson_competition import (competition_curve, competition_figure, competition_tokens,  # noqa: F401
                                 distractor_input, parse_distractors, relevant_weights)
-
-MOVED = 0.00005  # a weight that changed by at least this much gets a marker (it shows at 4 decimals)
-
 
 # --- token grid ------------------------------------------------------------
 
 def token_grid(tokens, heads=None, label="token"):
     """tokens: n lists of d floats -> a table of n x d inputs, aria-label '{label} T slot S'.
 
-    The slot headers carry the band class of the head that reads the slot
-    (the simple split, from mha.head_slots); heads=None draws no bands.
+    Each slot header names (and is coloured by) the head that reads the slot in
+    the simple split (mha.head_slots); heads=None draws no bands. The header
+    row sits in <thead id='{label}-grid-head'> so it can be redrawn alone.
     """
-    width = len(tokens[0])
-    band = _slot_bands(width, heads)
-    head = header_row(label, [f"slot {s}" for s in range(width)],
-                      lambda s: classes(band_class(band[s])) if s in band else {})
     rows = [body_row(f"{label} {t}", [["td", {}, token_input(x, label, t, s)] for s, x in enumerate(row)])
             for t, row in enumerate(tokens)]
-    caption = f"{label}s: edit any number; a column's colour is the head that reads that slot"
-    return table(f"{label}s", caption, head, rows, "token-grid")
+    caption = (f"{label}s: one row per {label}, one field per slot; arrow keys move between fields"
+               + ("; the head under a slot is the one that reads it" if heads else ""))
+    return ["table", {"aria-label": f"{label}s", "class": "figure-table token-grid"}, ["caption", {}, caption],
+            ["thead", {"id": f"{label.replace(' ', '-')}-grid-head"}, token_grid_head(len(tokens[0]), heads, label)],
+            ["tbody", {}, *rows]]
+
+
+def token_grid_head(width, heads, label="token"):
+    """The grid's header row: 'slot S' over each column, with the head that reads it (if heads)."""
+    band = _slot_bands(width, heads)
+    cols = [["th", {"scope": "col", **(classes(band_class(band[s])) if s in band else {})}, f"slot {s}",
+             *([["span", {"class": "reader"}, f"head {band[s]}"]] if s in band else [])]
+            for s in range(width)]
+    return ["tr", {}, ["th", {"scope": "col"}, label], *cols]
 
 
 def token_input(x, label, t, s):
@@ -57,34 +63,37 @@ def token_buttons(count, label="token"):
             ["button", add, f"add a {label}"], ["button", remove, f"remove the last {label}"]]
 
 
-def exercise_buttons():
-    """Section 4's 'try it' (tokens := mha.EXERCISE_TOKENS) and 'back' (tokens := mha.LESSON_TOKENS)."""
-    return ["div", {"class": "exercise-buttons"},
-            ["button", {"type": "button", "id": "try-exercise", "data-action": "try-exercise"},
-             "try it: give token 1 the time stamp of token 0"],
-            ["button", {"type": "button", "id": "reset-tokens", "data-action": "reset-tokens"},
-             "back to the lesson's tokens"]]
+PRESETS = (  # (id, button text): section 4's presets
+    ("preset-lesson", "the lesson's example"),
+    ("try-exercise", "try it: give token 1 the time stamp of token 0"),
+    ("reset-all", "reset everything"),
+)
+
+
+def preset_buttons():
+    """The lesson's example (mha.LESSON_TOKENS), the exercise (mha.EXERCISE_TOKENS), and a full reset."""
+    return ["div", {"class": "buttons"},
+            *[["button", {"type": "button", "id": bid, "data-action": bid}, text] for bid, text in PRESETS]]
+
+
+WIDTHS = (4, 8, 16, 32, 64)  # the widths the page offers (mha.MAX_WIDTH is the largest)
+
+
+def width_picker(width):
+    """<select id='width'> of WIDTHS (plus the current width if a shared link brought another)."""
+    return count_select("width", "width", sorted(set(WIDTHS) | {width}), width)
 
 
 def heads_picker(width, heads):
-    """<select aria-label='heads'> offering every head count that divides the width."""
-    return _count_select("heads", "heads", [h for h in range(1, width + 1) if _splits(width, h)], heads)
+    """<select id='heads'> offering every head count that divides the width (mha.head_choices)."""
+    return count_select("heads", "heads", mha.head_choices(width), heads)
 
 
-def _count_select(element_id, label, choices, selected):
-    """A <select> of whole numbers with `selected` chosen."""
+def count_select(element_id, label, choices, selected):
+    """<label>label <select id=element_id>whole numbers, `selected` chosen</select></label>."""
     options = [["option", {"value": str(c), **({"selected": "selected"} if c == selected else {})}, str(c)]
                for c in choices]
-    return ["select", {"id": element_id, "aria-label": label}, *options]
-
-
-def _splits(width, heads):
-    """Whether mha accepts `heads` heads over `width` slots (asks mha.head_slots)."""
-    try:
-        mha.head_slots(width, heads)
-    except ValueError:
-        return False
-    return True
+    return ["label", {"class": "control"}, label, " ", ["select", {"id": element_id}, *options]]
 
 
 def _slot_bands(width, heads):
@@ -101,19 +110,41 @@ def weights_snapshot(result, wide):
     return [*result.weights, wide]
 
 
-def head_tables(result, wide, previous=None, key_label="token"):
+def _head_views(result, wide, previous, label_suffix):
+    """(label, caption, band, weights, changes) per table: each head, then the one wide head."""
+    now = weights_snapshot(result, wide)
+    before = previous if previous is not None and len(previous) == len(now) else [None] * len(now)
+    names = [(f"head {h}{label_suffix}", _head_caption(result, h), band_class(h)) for h in range(len(result.weights))]
+    names.append((f"one head{label_suffix}", f"one head over all {len(result.concat[0])} slots", "wide"))
+    return [(label, caption, band, w, None if prior is None else mha.weight_changes(prior, w))
+            for (label, caption, band), w, prior in zip(names, now, before)]
+
+
+def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights"):
     """Every head's softmax rows, then the one wide head's, each with change markers.
 
     result: mha.MultiHeadResult; wide: the one wide head's n x m weights;
-    previous: an earlier weights_snapshot (or None: no markers).
+    previous: an earlier weights_snapshot (or None: no markers). Tables are
+    named 'head H weights' and 'one head weights' (label_suffix: ' weights').
     """
-    now = weights_snapshot(result, wide)
-    before = previous if previous is not None and len(previous) == len(now) else [None] * len(now)
-    views = [head_view(w, f"head {h} weights", _head_caption(result, h), before[h], key_label, band_class(h))
-             for h, w in enumerate(result.weights)]
-    views.append(head_view(wide, "one head weights", f"one head over all {len(result.concat[0])} slots",
-                           before[-1], key_label, "wide"))
+    views = [["div", classes("head-view", band), weight_table(w, label, caption, changes, key_label),
+              entropy_readout(w)]
+             for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix)]
     return ["div", {"class": "head-tables"}, *views]
+
+
+def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
+    """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
+
+    {"cells": [[text, class, data-value, data-delta] per <td>], "texts": [[text, class] per [data-patch]]},
+    both in document order, the same values head_tables would draw.
+    """
+    cells, texts = [], []
+    for _, caption, _, w, changes in _head_views(result, wide, previous, label_suffix):
+        cells += [weight_parts(x, None if changes is None else changes[i][j])
+                  for i, row in enumerate(w) for j, x in enumerate(row)]
+        texts += [_caption_parts(caption, changes), [_entropy_text(w), "entropy"]]
+    return {"cells": cells, "texts": texts}
 
 
 def _head_caption(result, h):
@@ -123,52 +154,74 @@ def _head_caption(result, h):
     return f"head {h} ({slot_range(*result.head_slots[h])}{kv})"
 
 
-def head_view(weights, label, caption, previous=None, key_label="token", band=""):
-    """One head's weight table and its peakedness readout."""
-    return ["div", classes("head-view", band),
-            weight_table(weights, label, caption, previous, key_label), entropy_readout(weights)]
-
-
-def weight_table(weights, label, caption, previous=None, key_label="token"):
+def weight_table(weights, label, caption, changes=None, key_label="token"):
     """<table aria-label=label>: rows = query tokens, columns = key tokens, 4-decimal weights.
 
-    Each cell has data-value = repr(weight) and a w0..w9 class; with `previous`
-    of the same shape, cells that changed by >= MOVED get class 'moved' and a
-    signed delta, and the caption ends in ': moved' or ': unchanged'.
+    Each cell has data-value = repr(weight) and a w0..w9 class; with `changes`
+    (mha.weight_changes against the previous weights), a moved cell gets class
+    'moved' and data-delta (the signed change, shown by CSS after the number),
+    and the caption ends in ': moved' or ': unchanged'.
     """
-    prior = previous if _same_shape(previous, weights) else None
-    rows = [body_row(f"token {i}", [weight_cell(w, None if prior is None else prior[i][j])
+    rows = [body_row(f"token {i}", [weight_cell(w, None if changes is None else changes[i][j])
                                     for j, w in enumerate(row)])
             for i, row in enumerate(weights)]
-    moved = prior is not None and _moved(weights, prior)
-    if prior is not None:
-        caption += ": moved" if moved else ": unchanged"
+    text, cls = _caption_parts(caption, changes)
     head = header_row("query \\ key", [f"{key_label} {j}" for j in range(len(weights[0]))])
-    return table(label, caption, head, rows, "weights", "moved" if moved else "")
+    return ["table", {"aria-label": label, "class": "figure-table weights"},
+            ["caption", {"data-patch": "", **classes(cls)}, text], ["thead", {}, head], ["tbody", {}, *rows]]
 
 
-def weight_cell(weight, before=None):
-    """A weight cell; with a `before` weight it moved from, the 'moved' class and a signed delta."""
-    if before is None or abs(weight - before) < MOVED:
-        return number_cell(weight, weight_class(weight))
-    cell = number_cell(weight, weight_class(weight), "moved")
-    return [*cell, " ", ["span", {"class": "delta"}, signed(weight - before)]]
+def _caption_parts(caption, changes):
+    """[caption text, class]: ': moved' / ': unchanged' once there is something to compare with."""
+    if changes is None:
+        return [caption, ""]
+    moved = any(any(row) for row in changes)
+    return [caption + (": moved" if moved else ": unchanged"), "moved" if moved else ""]
 
 
-def _same_shape(previous, weights):
-    return (previous is not None and len(previous) == len(weights)
-            and all(len(p) == len(w) for p, w in zip(previous, weights)))
+def weight_parts(weight, change=None):
+    """[text, class, data-value, data-delta] of one weight cell; data-delta is '' when it did not move."""
+    if not change:
+        return [fixed(weight), f"num {weight_class(weight)}", repr(weight), ""]
+    return [fixed(weight), f"num {weight_class(weight)} moved", repr(weight), signed(change)]
 
 
-def _moved(weights, previous):
-    return any(abs(w - p) >= MOVED for row, prow in zip(weights, previous) for w, p in zip(row, prow))
+def weight_cell(weight, change=None):
+    """<td class='num wK [moved]' data-value=repr(weight) [data-delta='+0.1698']>0.5000</td>."""
+    text, cls, value, delta = weight_parts(weight, change)
+    attrs = {"class": cls, "data-value": value}
+    if delta:
+        attrs["data-delta"] = delta
+    return ["td", attrs, text]
+
+
+def _entropy_text(weights):
+    values = ", ".join(fixed(mha.entropy(row)) for row in weights)
+    return f"spread of each row (entropy): {values} bits; 0 is one sharp peak, 1 bit is an even split of two keys"
 
 
 def entropy_readout(weights):
     """Each row's spread in bits, from mha.entropy: 0 = one sharp peak."""
-    values = ", ".join(fixed(mha.entropy(row)) for row in weights)
-    return ["p", {"class": "entropy"},
-            f"spread of each row (entropy): {values} bits; 0 is one sharp peak, 1 bit is an even split of two keys"]
+    return ["p", {"class": "entropy", "data-patch": ""}, _entropy_text(weights)]
+
+
+def moved_summary(result, wide, previous):
+    """One line per table: 'head 1: moved, 4 weights, largest change -0.1698' or 'unchanged'."""
+    if previous is None:
+        return ["p", {}, "Edit a number or press a button: this list then says which tables moved."]
+    items = []
+    for label, _, band, w, changes in _head_views(result, wide, previous, ""):
+        if changes is None:
+            items.append(["li", classes(band), f"{label}: new shape, nothing to compare with"])
+            continue
+        moved = [c for row in changes for c in row if c]
+        if moved:
+            largest = max(moved, key=abs)
+            items.append(["li", classes(band, "moved"), ["strong", {}, f"{label}: moved"],
+                          f", {len(moved)} weight{'s' if len(moved) != 1 else ''}, largest change {signed(largest)}"])
+        else:
+            items.append(["li", classes(band), f"{label}: unchanged"])
+    return ["ul", {"class": "moved-summary"}, *items]
 
 
 # --- legends and outputs ---------------------------------------------------
@@ -180,12 +233,35 @@ def slot_legend(result):
     return ["p", {"class": "slot-legend"}, *joined(items, "; ")]
 
 
+def _output_sections(result):
+    """(caption, rows, column names, column bands) of the concatenation and of the output after w_o."""
+    hw = result.head_width
+    width = len(result.concat[0])
+    concat_cols = [f"head {s // hw} out {s % hw}" for s in range(width)]
+    bands = [band_class(s // hw) for s in range(width)]
+    mixed = "after the output matrix w_o" if result.outputs is not result.concat else \
+        "after the output matrix w_o (identity projections: w_o is the identity, so this equals the concatenation)"
+    return [("concatenated heads", f"each head's {hw} outputs per token, side by side: the concatenation",
+             result.concat, concat_cols, bands),
+            ("output after w_o", mixed, result.outputs, [f"slot {s}" for s in range(width)], [""] * width)]
+
+
 def output_tables(result):
-    """Each head's outputs (n x head_width), their concatenation (n x d) and the output after w_o."""
-    token = "token {}".format
-    per_head = [number_table(f"head {h} output", f"head {h}: {result.head_width} numbers per token",
-                             out, token, "out {}".format)
-                for h, out in enumerate(result.head_outputs)]
-    concat = number_table("concatenated heads", "the heads side by side", result.concat, token, "slot {}".format)
-    mixed = number_table("output after w_o", "after the output matrix w_o", result.outputs, token, "slot {}".format)
-    return ["div", {"class": "output-tables"}, *per_head, concat, mixed]
+    """The per-head outputs side by side (head-coloured columns: the concatenation), then the output after w_o."""
+    tables = []
+    for label, caption, rows, cols, bands in _output_sections(result):
+        head = header_row("token", cols, lambda s: classes(bands[s]))
+        body = [body_row(f"token {i}", [number_cell(x) for x in row]) for i, row in enumerate(rows)]
+        tree = table(label, caption, head, body, "numbers")
+        tree[2][1]["data-patch"] = ""
+        tables.append(tree)
+    return ["div", {"class": "output-tables"}, *tables]
+
+
+def output_tables_patch(result):
+    """output_tables' numbers and captions for mhaPatch (same shape as the drawn tables)."""
+    cells, texts = [], []
+    for _, caption, rows, _, _ in _output_sections(result):
+        cells += [[fixed(x), "num", repr(x), ""] for row in rows for x in row]
+        texts.append([caption, ""])
+    return {"cells": cells, "texts": texts}

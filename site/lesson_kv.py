@@ -13,20 +13,10 @@ SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a 
 # --- grouped-query sharing -------------------------------------------------
 
 def kv_heads_picker(heads, kv_heads):
-    """<select id='kv-heads' aria-label='key/value heads'> offering every count that divides `heads`."""
-    choices = [g for g in range(1, heads + 1) if _shares(heads, g)]
+    """<select id='kv-heads'> labelled 'key/value heads', offering mha.kv_head_choices(heads)."""
     options = [["option", {"value": str(g), **({"selected": "selected"} if g == kv_heads else {})}, str(g)]
-               for g in choices]
-    return ["select", {"id": "kv-heads", "aria-label": "key/value heads"}, *options]
-
-
-def _shares(heads, kv_heads):
-    """Whether mha accepts `heads` query heads over `kv_heads` key/value heads."""
-    try:
-        mha.kv_cache_bill(1, heads, kv_heads, 1, 1)
-    except ValueError:
-        return False
-    return True
+               for g in mha.kv_head_choices(heads)]
+    return ["label", {"class": "control"}, "key/value heads", " ", ["select", {"id": "kv-heads"}, *options]]
 
 
 def sharing_name(heads, kv_heads):

@@ -62,14 +62,6 @@ def table(label, caption, head, rows, *extra_classes):
             ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]]
 
 
-def number_table(label, caption, rows, row_name, col_name):
-    """A table of numbers: one row per rows[i], headed row_name(i); columns col_name(j)."""
-    width = len(rows[0]) if rows else 0
-    head = header_row("", [col_name(j) for j in range(width)])
-    body = [body_row(row_name(i), [number_cell(x) for x in row]) for i, row in enumerate(rows)]
-    return table(label, caption, head, body, "numbers")
-
-
 def joined(items, separator):
     """[a, sep, b, sep, c]: text between the items so textContent reads as a sentence."""
     return [part for i, item in enumerate(items) for part in ([separator, item] if i else [item])]

@@ -165,7 +165,7 @@ def test_the_exercise_moves_head_1_and_the_one_head_only():
     assert [len(moved[label]) for label in SECTION_4] == [0, 4, 4]
     assert text(find(table(tree, "head 0 weights"), "caption")[0]).endswith(": unchanged")
     assert text(find(table(tree, "head 1 weights"), "caption")[0]).endswith(": moved")
-    deltas = [text(d) for d in find(table(tree, "head 1 weights"), "span", **{"class": "delta"})]
+    deltas = [td[1]["data-delta"] for td in find(table(tree, "head 1 weights"), "td") if "data-delta" in td[1]]
     assert deltas == ["-0.1698", "+0.1698", "+0.1698", "-0.1698"]
 
 
@@ -174,14 +174,15 @@ def test_no_markers_without_previous_or_when_the_shape_changed():
     three = lf.weights_snapshot(*compute(mha.LESSON_TOKENS + [[0.0, 0.0, 0.0, 0.0]]))
     for previous in (None, three):
         tree = lf.head_tables(result, wide, previous)
-        assert not find(tree, "span")
+        assert not [td for td in find(tree, "td") if "data-delta" in td[1]]
         assert not any(text(c).endswith(("moved", "unchanged")) for c in find(tree, "caption"))
 
 
 @pytest.mark.parametrize("delta, marked", [(0.00004, False), (0.00006, True), (-0.2, True)])
-def test_the_moved_threshold(delta, marked):
-    cell = lf.weight_cell(0.5, 0.5 + delta)
-    assert ("moved" in class_list(cell)) == marked
+def test_the_moved_threshold_is_mha_weight_changes(delta, marked):
+    (change,), = mha.weight_changes([[0.5 + delta]], [[0.5]])
+    cell = lf.weight_cell(0.5, change)
+    assert ("moved" in class_list(cell)) == marked == ("data-delta" in cell[1])
 
 
 def test_entropy_readout_uses_mha():
@@ -205,11 +206,31 @@ def test_output_tables_show_heads_concat_and_mixed_outputs():
     result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights)
     tree = lf.output_tables(result)
     check_tree(tree)
-    for label, rows in [("head 0 output", result.head_outputs[0]), ("head 1 output", result.head_outputs[1]),
-                        ("concatenated heads", result.concat), ("output after w_o", result.outputs)]:
+    for label, rows in [("concatenated heads", result.concat), ("output after w_o", result.outputs)]:
         cells = [find(tr, "td") for tr in find(find(table(tree, label), "tbody")[0], "tr")]
         assert [[float(td[1]["data-value"]) for td in row] for row in cells] == rows
         assert [[text(td) for td in row] for row in cells] == [[f"{x:.4f}" for x in row] for row in rows]
+    # the concatenation is each head's outputs side by side, its columns named by head
+    concat = table(tree, "concatenated heads")
+    assert [text(th) for th in find(concat, "th", scope="col")][1:] == [
+        "head 0 out 0", "head 0 out 1", "head 1 out 0", "head 1 out 1"]
+    assert [row[:2] for row in result.concat] == result.head_outputs[0]
+
+
+def test_patches_carry_exactly_what_the_trees_draw():
+    """mhaPatch updates cells in place: its lists must equal the drawn cells and [data-patch] texts."""
+    weights = mha.random_projections(8, 4, kv_heads=2, seed=1)
+    tokens = [[0.1 * (t + s) for s in range(8)] for t in range(3)]
+    before = compute(tokens, 4, kv_heads=2, **weights)
+    tokens[1][3] = 2.0
+    result, wide = compute(tokens, 4, kv_heads=2, **weights)
+    previous = lf.weights_snapshot(*before)
+    for tree, patch in [(lf.head_tables(result, wide, previous), lf.head_tables_patch(result, wide, previous)),
+                        (lf.output_tables(result), lf.output_tables_patch(result))]:
+        cells = [[text(td), td[1]["class"], td[1]["data-value"], td[1].get("data-delta", "")] for td in find(tree, "td")]
+        assert cells == patch["cells"]
+        marked = [[text(n), n[1].get("class", "")] for n in nodes(tree) if "data-patch" in n[1]]
+        assert marked == patch["texts"]
 
 
 # --- grouped-query sharing and the KV cache ----------------------------------------
@@ -324,7 +345,7 @@ def test_distractor_count_is_checked(bad):
 # --- every builder ---------------------------------------------------------------
 
 @pytest.mark.parametrize("build", [
-    lambda: lf.token_grid(mha.LESSON_TOKENS, 2), lambda: lf.token_buttons(3), lf.exercise_buttons,
+    lambda: lf.token_grid(mha.LESSON_TOKENS, 2), lambda: lf.token_buttons(3), lf.preset_buttons,
     lambda: lf.heads_picker(4, 2), lambda: lf.kv_heads_picker(4, 2),
     lambda: lf.slot_legend(compute(mha.LESSON_TOKENS)[0]), lambda: lf.output_tables(compute(mha.LESSON_TOKENS)[0]),
     lambda: lf.head_tables(*compute(mha.LESSON_TOKENS)), lambda: lf.sharing_diagram([0, 0, 1, 1]),

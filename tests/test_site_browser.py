@@ -79,7 +79,7 @@ def test_failed_runtime_keeps_the_lesson_readable(page, site_url):
     expect(alert).to_have_attribute("role", "alert")
     expect(alert).to_contain_text("The live figures could not start")
     expect(page.locator("#py-status")).to_be_hidden()
-    expect(page.get_by_role("heading", name="Two tokens, width 4, two heads of width 2")).to_be_visible()
+    expect(page.get_by_role("heading", name="3. The worked example: two tokens, width 4, two heads")).to_be_visible()
     expect_tables(page, WORKED)
     expect(field(page, 0, 0)).not_to_be_editable()  # nothing would answer an edit
 
