@@ -29,10 +29,10 @@ def parse_distractors(text):
 
 
 def distractor_input(distractors):
-    """<label>distractor tokens <input id='distractors' type=number 0..MAX_DISTRACTORS></label>."""
-    return ["label", {"for": "distractors"}, "distractor tokens ",
-            ["input", {"id": "distractors", "type": "number", "min": "0", "max": str(MAX_DISTRACTORS),
-                       "step": "1", "inputmode": "numeric", "value": str(distractors)}]]
+    """<label>distractor tokens <input id='distractors'></label>: text, so any typed text reaches parse_distractors."""
+    return ["label", {"for": "distractors", "class": "control"}, f"distractor tokens (0 to {MAX_DISTRACTORS}) ",
+            ["input", {"id": "distractors", "type": "text", "inputmode": "numeric", "size": "4",
+                       "autocomplete": "off", "value": str(distractors)}]]
 
 
 def competition_tokens(distractors):

@@ -347,14 +347,14 @@ def on_change(event):
         INPUTS[target.id](target)
         if not document.activeElement or document.activeElement.id != target.id:
             again = element(target.id)
-            if again is not None:
+            if again:
                 again.focus()
 
 
 @when("click", "main")
 def on_click(event):
     button = event.target.closest("button[data-action]")
-    if button is not None and button.dataset.action in ACTIONS:
+    if button and button.dataset.action in ACTIONS:  # closest() gives JS null (falsy) off a button
         ACTIONS[button.dataset.action]()
 
 

@@ -1,0 +1,440 @@
+"""The lesson page worked through as a reader would, in headless Chromium with the network blocked.
+
+One page load is shared by the tests of this module (Pyodide takes seconds to
+start); each test begins from "reset everything". Expected numbers are
+LESSON.md's hand-worked ones (sections 3 and 4) or mha's own, computed here
+in CPython, compared with what the page prints (4 decimals) and with the full
+float each cell carries in data-value.
+"""
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+import mha
+from conftest import wait_ready
+from lesson_competition import competition_tokens, relevant_weights
+
+# --- test data ---------------------------------------------------------------
+
+WORKED = {  # LESSON.md section 3
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
+    "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
+}
+EXERCISE = {  # LESSON.md section 4: token 1 = [0.9, 0.1, 0.0, 1.0]
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
+    "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
+}
+BAD_NUMBERS = [  # (typed text, words of mha's sentence)
+    ("", "is empty"), ("abc", "is not a number"), ("NaN", "not a finite number"),
+    ("Infinity", "not a finite number"), ("1e309", "not a finite number"),
+]
+BAD_COUNTS = ["", "abc", "-3", "1e309", "99999999999999"]
+
+
+# --- the shared page ------------------------------------------------------------
+
+class Guard:
+    """conftest's page guard for a module-scoped page: no outside request, no console error."""
+
+    def __init__(self, page, site_url):
+        self.origin = urlsplit(site_url)[:2]
+        self.problems = []
+        page.context.route("**/*", self.route)
+        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+
+    def route(self, route):
+        if urlsplit(route.request.url)[:2] == self.origin:
+            route.continue_()
+        else:
+            self.problems.append(f"request left the origin: {route.request.url}")
+            route.abort()
+
+
+def open_page(browser, site_url, fragment="", **context_args):
+    context = browser.new_context(**context_args)
+    page = context.new_page()
+    guard = Guard(page, site_url)
+    page.goto(site_url + fragment)
+    wait_ready(page)
+    return page, guard
+
+
+@pytest.fixture(scope="module")
+def lesson(browser, site_url):
+    page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
+    yield page
+    page.context.close()
+    assert not guard.problems, guard.problems
+
+
+@pytest.fixture
+def reader(lesson):
+    """The shared page, back at the lesson's default state."""
+    lesson.locator("#reset-all").click()
+    expect_tables(lesson, WORKED)
+    return lesson
+
+
+# --- helpers ---------------------------------------------------------------------
+
+def field(page, token, slot, label="token"):
+    return page.get_by_role("textbox", name=f"{label} {token} slot {slot}", exact=True)
+
+
+def weights_table(page, label):
+    return page.get_by_role("table", name=label, exact=True)
+
+
+def expect_tables(page, tables):
+    for label, rows in tables.items():
+        body = weights_table(page, label).locator("tbody tr")
+        expect(body).to_have_count(len(rows))
+        for q, row in enumerate(rows):
+            expect(body.nth(q).locator("td")).to_have_text(row)
+
+
+def expect_weights(page, label, weights):
+    """Every cell prints the weight to 4 decimals and carries repr(weight) in data-value."""
+    expect_tables(page, {label: [[f"{w:.4f}" for w in row] for row in weights]})
+    values = weights_table(page, label).locator("td").evaluate_all("cells => cells.map(c => c.dataset.value)")
+    assert [float(v) for v in values] == pytest.approx([w for row in weights for w in row], abs=1e-15)
+
+
+def lesson_weights(tokens, heads=2, **options):
+    result = mha.multi_head_attention(tokens, heads, **options)
+    _, wide = mha.single_head_attention(tokens, causal=options.get("causal", False), context=options.get("context"))
+    return result, wide
+
+
+# --- sections 3 and 4: the worked example and the exercise ----------------------------
+
+def test_section_3_every_number_and_full_values(reader):
+    expect_tables(reader, WORKED)
+    result, wide = lesson_weights(mha.LESSON_TOKENS)
+    expect_weights(reader, "head 0 weights", result.weights[0])
+    expect_weights(reader, "head 1 weights", result.weights[1])
+    expect_weights(reader, "one head weights", wide)
+    grid = reader.get_by_role("table", name="tokens", exact=True)
+    expect(grid.locator("thead th")).to_have_text(
+        ["token", "slot 0head 0", "slot 1head 0", "slot 2head 1", "slot 3head 1"])
+    expect(reader.locator("#fig-slot-legend")).to_have_text("head 0 reads slots 0-1; head 1 reads slots 2-3")
+
+
+def test_the_exercise_by_typing_moves_head_1_only(reader):
+    """Section 4 done by hand: each edit redraws every head in the same event, and marks what moved."""
+    field(reader, 1, 2).fill("0.0")
+    field(reader, 1, 3).fill("1.0")
+    expect_tables(reader, EXERCISE)
+    expect(weights_table(reader, "head 0 weights").locator("caption")).to_have_text("head 0 (slots 0-1): unchanged")
+    expect(weights_table(reader, "head 1 weights").locator("caption")).to_have_text("head 1 (slots 2-3): moved")
+    expect(weights_table(reader, "head 0 weights").locator("td.moved")).to_have_count(0)
+    expect(reader.locator("#moved-summary li")).to_have_count(3)
+    expect(reader.locator("#moved-summary")).to_contain_text("head 0: unchanged")
+
+
+def test_the_exercise_button_marks_what_moved_and_the_way_back(reader):
+    reader.get_by_role("button", name="try it: give token 1 the time stamp of token 0").click()
+    expect_tables(reader, EXERCISE)
+    expect(field(reader, 1, 2)).to_have_value("0")
+    expect(field(reader, 1, 3)).to_have_value("1")
+    moved = weights_table(reader, "head 1 weights").locator("td.moved")
+    expect(moved).to_have_count(4)
+    deltas = moved.evaluate_all("cells => cells.map(c => c.dataset.delta)")
+    assert deltas == ["-0.1698", "+0.1698", "+0.1698", "-0.1698"]
+    expect(weights_table(reader, "head 0 weights").locator("td.moved")).to_have_count(0)
+    expect(weights_table(reader, "one head weights").locator("td.moved")).to_have_count(4)
+    summary = reader.locator("#moved-summary")
+    expect(summary).to_contain_text("head 0: unchanged")
+    expect(summary).to_contain_text("head 1: moved, 4 weights, largest change")
+    expect(summary).to_contain_text("one head: moved")
+    # the delta is drawn after the number by CSS (not colour alone): visible text, not part of the value
+    after = moved.first.evaluate("c => getComputedStyle(c, '::after').content")
+    assert "-0.1698" in after
+    reader.get_by_role("button", name="the lesson's example").click()
+    expect_tables(reader, WORKED)
+    expect(reader).to_have_url(re.compile(r"#t=1,0,0,1;0\.9,0\.1,1,0&h=2&kv=2"))
+
+
+# --- controls of the live figure ----------------------------------------------------------
+
+def test_width_and_heads_pickers_offer_divisors_and_redraw_every_head(reader):
+    reader.locator("#width").select_option("8")
+    expect(field(reader, 1, 7)).to_have_value("0")
+    expect(field(reader, 1, 0)).to_have_value("0.9")
+    expect(reader.locator("#heads option")).to_have_text(["1", "2", "4", "8"])
+    reader.locator("#heads").select_option("4")
+    expect(reader.locator("#heads")).to_be_focused()
+    expect(reader.locator("#fig-slot-legend")).to_have_text(
+        "head 0 reads slots 0-1; head 1 reads slots 2-3; head 2 reads slots 4-5; head 3 reads slots 6-7")
+    tokens = [row + [0.0] * 4 for row in mha.LESSON_TOKENS]
+    result, wide = lesson_weights(tokens, 4)
+    for h in range(4):
+        expect_weights(reader, f"head {h} weights", result.weights[h])
+    expect_weights(reader, "one head weights", wide)
+    reader.locator("#width").select_option("16")
+    expect(reader.locator("#heads")).to_have_value("4")
+    expect(reader.locator("#heads option")).to_have_text(["1", "2", "4", "8", "16"])
+    reader.locator("#width").select_option("4")
+    expect(reader.locator("#heads")).to_have_value("4")
+    expect(reader.locator("#heads option")).to_have_text(["1", "2", "4"])
+    expect(field(reader, 0, 4)).to_have_count(0)
+
+
+def test_add_and_remove_tokens_within_the_caps(reader):
+    reader.locator("#add-token").click()
+    expect(field(reader, 2, 3)).to_have_value("0")
+    tokens = mha.LESSON_TOKENS + [[0.0] * 4]
+    result, wide = lesson_weights(tokens)
+    expect_weights(reader, "head 1 weights", result.weights[1])
+    expect_weights(reader, "one head weights", wide)
+    reader.locator("#remove-token").click()
+    reader.locator("#remove-token").click()
+    expect(reader.locator("#remove-token")).to_be_disabled()
+    expect_tables(reader, {"head 0 weights": [["1.0000"]]})
+    for _ in range(mha.MAX_TOKENS - 1):
+        reader.locator("#add-token").click()
+    expect(reader.locator("#add-token")).to_be_disabled()
+    expect(reader.locator("#token-cap")).to_have_text(f"{mha.MAX_TOKENS} is the most this page draws.")
+    expect(weights_table(reader, "head 0 weights").locator("tbody tr")).to_have_count(mha.MAX_TOKENS)
+
+
+def test_learned_projections_seed_and_outputs(reader):
+    reader.locator("#projections").select_option("random")
+    weights = mha.random_projections(4, 2, seed=0)
+    result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights)
+    expect_weights(reader, "head 0 weights", result.weights[0])
+    outputs = reader.get_by_role("table", name="output after w_o", exact=True)
+    expect(outputs.locator("td")).to_have_text([f"{x:.4f}" for row in result.outputs for x in row])
+    concat = reader.get_by_role("table", name="concatenated heads", exact=True)
+    expect(concat.locator("td")).to_have_text([f"{x:.4f}" for row in result.concat for x in row])
+    reader.locator("#seed").fill("5")
+    result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **mha.random_projections(4, 2, seed=5))
+    expect_weights(reader, "head 1 weights", result.weights[1])
+    for text in BAD_COUNTS:
+        reader.locator("#seed").fill(text)
+        expect(reader.locator("#seed-error")).to_contain_text("seed")
+        expect(reader.locator("#seed-error")).to_have_attribute("role", "alert")
+        expect_weights(reader, "head 1 weights", result.weights[1])  # the last valid state stays
+    reader.locator("#seed").fill("5")
+    expect(reader.locator("#seed-error")).to_be_empty()
+    expect(reader).to_have_url(re.compile(r"p=rand&s=5"))
+
+
+def test_causal_mask(reader):
+    reader.locator("#causal").check()
+    result, wide = lesson_weights(mha.LESSON_TOKENS, causal=True)
+    expect_tables(reader, {"head 0 weights": [["1.0000", "0.0000"], ["0.5141", "0.4859"]]})
+    expect_weights(reader, "one head weights", wide)
+    reader.locator("#causal").uncheck()
+    expect_tables(reader, WORKED)
+
+
+def test_cross_attention_through_the_same_function(reader):
+    reader.get_by_label("cross-attention: keys and values from a second sequence (the context)").check()
+    context = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
+    expect(field(reader, 2, 3, "context token")).to_have_value("1")
+    result, wide = lesson_weights(mha.LESSON_TOKENS, context=context)
+    table = weights_table(reader, "head 0 cross-attention weights")
+    expect(table.locator("thead th")).to_have_text(["query \\ key", "context token 0", "context token 1",
+                                                   "context token 2"])
+    expect_weights(reader, "head 0 cross-attention weights", result.weights[0])
+    expect_weights(reader, "one head cross-attention weights", wide)
+    expect_tables(reader, WORKED)  # self-attention in section 3 is unchanged
+    field(reader, 0, 0, "context token").fill("2")
+    context[0][0] = 2.0
+    result, wide = lesson_weights(mha.LESSON_TOKENS, context=context)
+    expect_weights(reader, "head 0 cross-attention weights", result.weights[0])
+    reader.locator("#add-context-token").click()
+    expect(weights_table(reader, "head 1 cross-attention weights").locator("thead th")).to_have_count(5)
+    field(reader, 1, 1, "context token").fill("x")
+    expect(reader.locator("#context-error")).to_have_text("context token 1 slot 1: 'x' is not a number")
+    expect(reader).to_have_url(re.compile(r"&x=2,0,1,0;"))
+    reader.locator("#cross").uncheck()
+    expect(weights_table(reader, "head 0 cross-attention weights")).to_have_count(0)
+
+
+def test_key_value_heads_show_who_shares(reader):
+    reader.locator("#width").select_option("8")
+    reader.locator("#heads").select_option("4")
+    expect(reader.locator("#kv-heads option")).to_have_text(["1", "2", "4"])
+    reader.locator("#kv-heads").select_option("2")
+    expect(reader.locator(".kv-group")).to_have_text(["key/value head 0: query head 0, query head 1",
+                                                      "key/value head 1: query head 2, query head 3"])
+    expect(reader.locator(".kv-sharing figcaption")).to_contain_text("grouped-query")
+    tokens = [row + [0.0] * 4 for row in mha.LESSON_TOKENS]
+    result, _ = lesson_weights(tokens, 4, kv_heads=2)
+    for h in range(4):
+        expect_weights(reader, f"head {h} weights", result.weights[h])
+    expect(weights_table(reader, "head 3 weights").locator("caption")).to_contain_text("key/value head 1")
+    reader.locator("#kv-heads").select_option("1")
+    expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query")
+    expect(reader).to_have_url(re.compile(r"h=4&kv=1"))
+
+
+def test_kv_cache_calculator_presets_custom_and_bad_input(reader):
+    bill = reader.locator("#kv-bill")
+    expect(bill).to_contain_text("1.00 GiB")      # Llama-3-8B, 8192 tokens: 2 x 32 x 8 x 8192 x 128 x 2 B
+    expect(bill).to_contain_text("4.00 GiB")      # one key/value head per query head
+    expect(bill).to_contain_text("75.0%")
+    reader.locator("#kv-model").select_option("Llama-2-70B")
+    expect(reader.locator("#kv-layers")).to_have_value("80")
+    expect(bill).to_contain_text("2.50 GiB")      # 2 x 80 x 8 x 8192 x 128 x 2 B
+    reader.locator("#kv-seq-len").fill("1000")
+    expect(bill).to_contain_text("312.5 MiB")     # 2 x 80 x 8 x 1000 x 128 x 2 B
+    reader.locator("#kv-kv-heads").fill("4")
+    expect(reader.locator("#kv-model")).to_have_value("custom")
+    expect(bill).to_contain_text("93.8%")
+    for text in BAD_COUNTS:
+        reader.locator("#kv-layers").fill(text)
+        expect(reader.locator("#kv-error")).to_contain_text("layers")
+        expect(bill).to_contain_text("93.8%")
+    reader.locator("#kv-layers").fill("80")
+    reader.locator("#kv-kv-heads").fill("3")
+    expect(reader.locator("#kv-error")).to_have_text("64 query heads are not divisible by 3 key/value heads")
+    reader.locator("#kv-kv-heads").fill("8")
+    expect(reader.locator("#kv-error")).to_be_empty()
+
+
+def test_distractors_drain_the_relevant_token(reader):
+    table = reader.get_by_role("table", name="weight on the relevant token", exact=True)
+    reader.locator("#distractors").fill("5")
+    alone, now = relevant_weights(0), relevant_weights(5)
+    expect(table.locator("tbody tr")).to_have_count(3)
+    for row, (a, b) in enumerate(zip(alone, now)):
+        expect(table.locator("tbody tr").nth(row).locator("td")).to_have_text([f"{a:.4f}", f"{b:.4f}"])
+        assert b < a
+    assert len(competition_tokens(5)) == 7
+    for text in ["-1", "31", "abc", ""]:
+        reader.locator("#distractors").fill(text)
+        expect(reader.locator("#distractors-error")).to_contain_text("distractors")
+        expect(table.locator("tbody tr").first.locator("td").nth(1)).to_have_text(f"{now[0]:.4f}")
+    reader.locator("#distractors").fill("5")
+    expect(reader).to_have_url(re.compile(r"d=5"))
+
+
+# --- issue 5: bad input, keyboard, accessibility -------------------------------------------------
+
+def test_bad_numbers_are_named_and_the_other_edits_stay(reader):
+    for text, words in BAD_NUMBERS:
+        field(reader, 0, 0).fill(text)
+        error = reader.locator("#grid-error")
+        expect(error).to_contain_text(f"token 0 slot 0")
+        expect(error).to_contain_text(words)
+        expect_tables(reader, WORKED)
+    # another field edited meanwhile still redraws; the bad one keeps its text and its message
+    field(reader, 1, 2).fill("0")
+    field(reader, 1, 3).fill("1")
+    expect_tables(reader, EXERCISE)
+    expect(field(reader, 0, 0)).to_have_value("1e309")
+    expect(reader.locator("#grid-error")).to_contain_text("token 0 slot 0")
+    field(reader, 0, 0).fill("1")
+    expect(reader.locator("#grid-error")).to_be_empty()
+    field(reader, 0, 0).fill("1e200")  # a finite number whose scores overflow: mha says so
+    expect(reader.locator("#grid-error")).to_contain_text("too large")
+    expect_tables(reader, EXERCISE)
+
+
+def test_arrow_keys_move_in_the_grid_and_tab_follows_reading_order(reader):
+    field(reader, 0, 0).focus()
+    reader.keyboard.press("End")  # left/right move between fields only from the text's edges
+    for key, (t, s) in [("ArrowRight", (0, 1)), ("ArrowDown", (1, 1)), ("ArrowLeft", (1, 0)), ("ArrowUp", (0, 0))]:
+        reader.keyboard.press(key)
+        expect(field(reader, t, s)).to_be_focused()
+    field(reader, 0, 3).focus()
+    reader.keyboard.press("Tab")
+    expect(field(reader, 1, 0)).to_be_focused()
+    outline = field(reader, 1, 0).evaluate("e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineWidth")
+    assert outline.startswith("solid") and not outline.endswith(" 0px"), outline
+    reader.locator("#width").focus()
+    reader.keyboard.press("Tab")
+    expect(reader.locator("#heads")).to_be_focused()
+    assert reader.locator("[tabindex]:not([tabindex='0']):not([tabindex='-1'])").count() == 0  # DOM order rules
+
+
+def test_heatmaps_are_real_tables_and_colour_is_not_alone(reader):
+    table = weights_table(reader, "head 0 weights")
+    expect(table.locator("th[scope=col]")).to_have_count(3)
+    expect(table.locator("th[scope=row]")).to_have_count(2)
+    expect(table.locator("caption")).to_have_count(1)
+    legend = reader.locator(".legend-item")
+    expect(legend).to_have_text(["head 0 reads slots 0-1", "head 1 reads slots 2-3"])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_accessibility_violations_default_and_after_interaction(browser, site_url, scheme):
+    page, guard = open_page(browser, site_url, color_scheme=scheme)
+    assert Axe().run(page).violations_count == 0, Axe().run(page).generate_report()
+    page.locator("#try-exercise").click()
+    page.locator("#projections").select_option("random")
+    page.locator("#causal").check()
+    page.locator("#cross").check()
+    page.locator("#kv-heads").select_option("1")
+    field(page, 0, 0).fill("abc")
+    page.locator("#seed").fill("-1")
+    expect(page.locator("#seed-error")).not_to_be_empty()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert (background == "rgb(13, 17, 23)") == (scheme == "dark")
+    page.context.close()
+    assert not guard.problems, guard.problems
+
+
+# --- the URL fragment ---------------------------------------------------------------------
+
+def test_a_shared_link_reopens_the_same_figure(reader, browser, site_url):
+    reader.locator("#width").select_option("8")
+    reader.locator("#heads").select_option("4")
+    reader.locator("#projections").select_option("random")
+    reader.locator("#seed").fill("7")
+    field(reader, 1, 5).fill("0.25")
+    reader.locator("#causal").check()
+    expect(reader).to_have_url(re.compile(r"c=1&p=rand&s=7"))
+    shown = {f"head {h} weights": weights_table(reader, f"head {h} weights").locator("td").all_text_contents()
+             for h in range(4)}
+    link = reader.url
+    page, guard = open_page(browser, site_url, "#" + link.split("#", 1)[1])
+    for label, texts in shown.items():
+        expect(weights_table(page, label).locator("td")).to_have_text(texts)
+    expect(field(page, 1, 5)).to_have_value("0.25")
+    expect(page.locator("#causal")).to_be_checked()
+    expect(page.locator("#seed")).to_have_value("7")
+    expect(page.locator("#fragment-notice")).to_be_empty()
+    page.context.close()
+    assert not guard.problems, guard.problems
+
+
+@pytest.mark.parametrize("fragment, words", [
+    ("#h=3", "not divisible by 3 heads"),
+    ("#t=<img src=x onerror=document.title=1>", "characters it should not"),
+    ("#t=%3Cscript%3Edocument.title%3D1%3C%2Fscript%3E", "characters it should not"),
+])
+def test_a_malformed_link_is_ignored_with_a_notice_and_never_becomes_markup(browser, site_url, fragment, words):
+    page, guard = open_page(browser, site_url, fragment)
+    notice = page.locator("#fragment-notice")
+    expect(notice).to_have_attribute("role", "alert")
+    expect(notice).to_contain_text("ignored the link's settings")
+    expect(notice).to_contain_text(words)
+    expect(page.locator("main img, main script")).to_have_count(0)
+    expect(page).to_have_title("Multi-head attention, by hand")
+    expect_tables(page, WORKED)
+    page.context.close()
+    assert not guard.problems, guard.problems
+
+
+def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):
+    page, guard = open_page(browser, site_url, viewport={"width": 375, "height": 800}, reduced_motion="reduce")
+    page.locator("#try-exercise").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.screenshot(path=tmp_path / "phone.png", full_page=True)
+    widest = page.evaluate("Math.max(...[...document.querySelectorAll('.figure-panel')].map(e => e.getBoundingClientRect().right))")
+    assert widest <= 375
+    page.context.close()
+    assert not guard.problems, guard.problems
