@@ -16,6 +16,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from conftest import READY_TIMEOUT_MS, wait_ready
+from test_site_browser import expect_tables, field as grid_field
 
 CELLS = Path(__file__).resolve().parent.parent / "site" / "cells"
 
@@ -38,6 +39,7 @@ EXPECTED_ROWS = {  # cell -> {title line: the rows printed under it}
                  "Falcon-7B    64.0 MiB  (1 kv / 71 query heads)": [  # 2x32x1x8192x64x2 = 2**26
                      "4.44 GiB  without sharing: saved 99%"]},       # 71 x 64 MiB = 4.4375 GiB
 }
+SECTION_4_HEAD_1 = [["0.5000", "0.5000"], ["0.5000", "0.5000"]]  # the live figure's head 1 after section 4's edit
 FIRST_RUN_S = 0.5  # the design promise: the first Run answers within half a second of ready
 NAME_ERROR = "print('before')\nx = 1\nprint(tokens_typo)\n"  # fails at line 3
 RUNAWAY = "print('started')\nwhile True:\n    pass\n"
@@ -82,17 +84,6 @@ def printed_rows(text, heading, count):
     lines = text.splitlines()
     start = lines.index(heading) + 1
     return [line.strip() for line in lines[start:start + count]]
-
-
-def expect_figure(page, head_1_rows):
-    """The live figure's head 1 table shows these rows (LESSON.md's tables, 4 decimals)."""
-    table = page.get_by_role("table", name="head 1 weights", exact=True)
-    for q, row in enumerate(head_1_rows):
-        expect(table.locator("tbody tr").nth(q).locator("td")).to_have_text(row)
-
-
-def grid_field(page, token, slot):
-    return page.get_by_role("textbox", name=f"token {token} slot {slot}", exact=True)
 
 
 # --- tests ---------------------------------------------------------------------
@@ -147,7 +138,7 @@ def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_ur
     expect(output(page, "one_head")).to_have_text("patched")
 
     grid_field(page, 1, 3).fill("1.0")  # completes section 4's edit: the page answers after all that
-    expect_figure(page, [["0.5000", "0.5000"], ["0.5000", "0.5000"]])
+    expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
     expect(grid_field(page, 1, 2)).to_have_value("0.0")
     expect(code(page, "kv_cache")).to_have_value("seq_len = 4096  # an edit that must survive the others' runs\n")
     expect(code(page, "two_heads")).to_have_value(NAME_ERROR)
@@ -206,16 +197,16 @@ def test_show_puts_tokens_into_the_live_figure(page, site_url):
     """show(tokens) from a cell redraws the figure; bad tokens give the page's sentence as a cell error."""
     page.goto(site_url)
     wait_ready(page)
-    expect_figure(page, [HEAD_1[0][1:-1].split(", "), HEAD_1[1][1:-1].split(", ")])
+    expect_tables(page, {"head 1 weights": [row[1:-1].split(", ") for row in HEAD_1]})
     run(page, "two_heads", SHOW_EXERCISE)
     expect(status(page, "two_heads")).to_contain_text("show() sent 2 tokens to the figure.")
     expect(grid_field(page, 1, 2)).to_have_value(re.compile(r"^0(\.0)?$"))
-    expect_figure(page, [["0.5000", "0.5000"], ["0.5000", "0.5000"]])
+    expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
 
     run(page, "one_head", "show([[1.0, 'a']])\n")
     expect(error(page, "one_head")).to_contain_text('File "<cell>", line 1, in <module>')
     expect(error(page, "one_head")).to_contain_text("ValueError: ")
-    expect_figure(page, [["0.5000", "0.5000"], ["0.5000", "0.5000"]])  # the figure keeps its state
+    expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})  # the figure keeps its state
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
