@@ -23,6 +23,7 @@ import traceback
 
 CELL_FILE = "<cell>"
 DEFAULT_LIMIT = 5.0  # seconds
+MAX_OUTPUT = 20_000  # characters of printed output kept; a print loop must not fill the page (or memory)
 
 
 class CellTimeout(BaseException):
@@ -42,8 +43,8 @@ def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT, protect=()):
     and None or the error as the reader should see it: a traceback naming the
     file '<cell>' with line numbers, or 'stopped after 5 s: ...'.
     """
-    scope = {"__name__": "__main__", "__builtins__": __builtins__, **(namespace or {})}
-    output = io.StringIO()
+    scope = {"__name__": "__main__", "__builtins__": __builtins__, "input": _no_input, **(namespace or {})}
+    output = _CappedOutput()
     try:
         code = compile(source, CELL_FILE, "exec")
     except SyntaxError as error:
@@ -56,8 +57,30 @@ def run_cell(source, namespace=None, time_limit=DEFAULT_LIMIT, protect=()):
     finally:
         _restore(_before.pop())
     if isinstance(error, CellTimeout):
-        return output.getvalue(), _timeout_message(error, time_limit)
-    return output.getvalue(), None if error is None else format_error(error)
+        return output.text(), _timeout_message(error, time_limit)
+    return output.text(), None if error is None else format_error(error)
+
+
+class _CappedOutput(io.StringIO):
+    """stdout and stderr of a cell: the first MAX_OUTPUT characters, then a count of what was dropped."""
+
+    dropped = 0
+
+    def write(self, text):
+        room = MAX_OUTPUT - self.tell()
+        if len(text) > room:
+            self.dropped += len(text) - max(room, 0)
+            text = text[:max(room, 0)]
+        return super().write(text) if text else 0
+
+    def text(self):
+        cut = f"\n[... {self.dropped} more characters of output not shown]\n" if self.dropped else ""
+        return self.getvalue() + cut
+
+
+def _no_input(prompt=""):
+    """input() in a cell: there is no keyboard stream to read (the browser would pop up a dialog)."""
+    raise RuntimeError("input() cannot ask anything in a cell: write the value into the code instead")
 
 
 @contextlib.contextmanager
@@ -133,7 +156,7 @@ def format_error(error):
     report = traceback.TracebackException.from_exception(error)
     frames = list(report.stack)
     first = next((i for i, f in enumerate(frames) if f.filename == CELL_FILE), len(frames))
-    report.stack = traceback.StackSummary.from_list(frames[first:])
+    report.stack = traceback.StackSummary.from_list([f for f in frames[first:] if f.filename != __file__])
     return "".join(report.format())
 
 

@@ -154,3 +154,21 @@ def test_state_the_page_code_sets_during_show_is_kept():
         assert mha.last_shown == "tokens" and mha.softmax([0.0]) == [1.0]
     finally:
         vars(mha).pop("last_shown", None)
+
+
+def test_a_print_loop_keeps_only_the_first_characters():
+    """MAX_OUTPUT characters, then one line saying how much was left out; the run itself is not stopped."""
+    from cellrun import MAX_OUTPUT
+
+    out, error = run_cell("for i in range(100_000):\n    print('0123456789')\nprint('done')\n")
+    assert error is None
+    kept, note = out[:MAX_OUTPUT], out[MAX_OUTPUT:]
+    assert kept == ("0123456789\n" * MAX_OUTPUT)[:MAX_OUTPUT]
+    assert note == f"\n[... {100_000 * 11 + 5 - MAX_OUTPUT} more characters of output not shown]\n"
+
+
+def test_input_says_why_it_cannot_work_in_a_cell():
+    out, error = run_cell("name = input('name? ')\n")
+    assert error.splitlines()[-1] == ("RuntimeError: input() cannot ask anything in a cell: "
+                                      "write the value into the code instead")
+    assert "cellrun" not in error
