@@ -235,3 +235,16 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     page.set_viewport_size({"width": 375, "height": 800})
     widest = page.locator(".cell").evaluate_all("cells => Math.max(...cells.map(c => c.getBoundingClientRect().right))")
     assert widest <= 375
+
+
+FIGURE_TOKENS_OFFERED = "figure_tokens=" in (CELLS.parent / "main.py").read_text()
+
+
+@pytest.mark.skipif(not FIGURE_TOKENS_OFFERED, reason="main.py does not pass figure_tokens to cells_glue.setup yet")
+def test_a_cell_reads_the_figures_tokens(page, site_url):
+    """The other direction: figure_tokens() in a cell returns the tokens the reader typed into the figure."""
+    page.goto(site_url)
+    wait_ready(page)
+    grid_field(page, 1, 2).fill("0.0")
+    run(page, "two_heads", "print(figure_tokens())\n")
+    expect(output(page, "two_heads")).to_have_text("[[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 0.0]]")
