@@ -6,6 +6,8 @@ is found by its [data-cell] container; its original code is the pre-rendered
 <textarea>'s defaultValue, so edits typed while Python loaded are kept.
 """
 
+import os
+import sys
 import time
 
 from pyodide.ffi import create_once_callable, create_proxy
@@ -17,10 +19,11 @@ import dom
 
 INDENT = "    "
 MODIFIERS = ("Shift", "Control", "Alt", "Meta")
-# Modules whose globals a cell may not change for good (cellrun restores them after each run).
-PROTECT = ("mha", "math", "json", "builtins", "dom", "figure", "cell_view", "cellrun", "cells_glue")
+# Modules whose globals a cell may not change for good (cellrun restores them after each run);
+# setup() adds every module of the page's own (site/*.py, PyScript's working directory).
+LIBRARIES = ("mha", "math", "json", "builtins")
 
-_page = {"show": None, "figure_tokens": None}
+_page = {"show": None, "figure_tokens": None, "protect": LIBRARIES}
 _escaped = set()  # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
 _busy_until = {"ms": 0.0}  # performance.now() when the last run ended: clicks queued during it are dropped
 _pending = set()  # cells asked to run whose run has not ended yet
@@ -74,7 +77,7 @@ def run(name):
     code = document.getElementById(cell_view.element_id(name, "code"))
     shown = []
     started = time.perf_counter()
-    out, error = cellrun.run_cell(code.value, _namespace(shown), cell_view.TIME_LIMIT, protect=PROTECT)
+    out, error = cellrun.run_cell(code.value, _namespace(shown), cell_view.TIME_LIMIT, protect=_page["protect"])
     took = time.perf_counter() - started
     draw(cell_view.element_id(name, "output"), cell_view.output(out))
     draw(cell_view.element_id(name, "error"), cell_view.error(error))
@@ -144,13 +147,20 @@ def _dedent(area):
         area.setRangeText("", start, start + spaces, "preserve")
 
 
+def _page_modules():
+    """Names of the loaded modules that are the page's own files (figure, dom, cells_glue, ...)."""
+    here = os.path.dirname(os.path.abspath(cell_view.__file__))
+    files = {name: getattr(module, "__file__", None) for name, module in list(sys.modules.items())}
+    return tuple(name for name, file in files.items() if file and os.path.dirname(os.path.abspath(file)) == here)
+
+
 def setup(show, figure_tokens=None):
     """Wake every cell up: enable Run / Reset, listen for clicks and keys.
 
     show(tokens) puts tokens into the live figure (or raises ValueError with a
     sentence); figure_tokens(), if given, returns the figure's tokens to a cell.
     """
-    _page.update(show=show, figure_tokens=figure_tokens)
+    _page.update(show=show, figure_tokens=figure_tokens, protect=LIBRARIES + _page_modules())
     for container in document.querySelectorAll("[data-cell]"):
         name = container.dataset.cell
         draw(cell_view.element_id(name, "bar"), cell_view.bar(name, ready=True))
