@@ -1,0 +1,246 @@
+"""Benchmark: the lesson page against bare Pyodide, in headless Chromium over loopback.
+
+    python bench/page.py [--loads 5] [--edits 120] [--out bench/results/page.json]
+
+One fresh build, one server, interleaved cold loads of a bare page (only
+loadPyodide() from the same vendored files: the floor) and of the lesson, then
+redraw latency over many edits, then a repeat visit with a warm HTTP cache.
+Prints a table and writes JSON. Not a test: nothing here asserts a time.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import build  # noqa: E402
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+# No routing (it disables the HTTP cache): every host but loopback resolves to nothing.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']
+READY_MS = 120_000
+
+BARE_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare Pyodide</title></head>
+<body data-python="loading"><p>bare Pyodide</p>
+<script type="module">
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+const pyodide = await loadPyodide({ indexURL: new URL("./pyodide/", location.href).href });
+pyodide.runPython("1 + 1");
+document.body.dataset.python = "ready";
+</script></body></html>
+"""
+
+# Injected before any page script: when does <body data-python> become "ready", and when
+# does the first paint happen (the figures are pre-rendered, so first paint shows the numbers).
+OBSERVE = """
+window.__bench = {};
+new MutationObserver(() => {
+  if (document.body && document.body.dataset.python === "ready" && !window.__bench.ready)
+    window.__bench.ready = performance.now();
+}).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-python"] });
+"""
+
+# One edit: change a field, fire its input event, force style and layout; the Python handler
+# runs inside dispatchEvent, so the time covers parse + mha + every table redrawn and laid out.
+EDIT = """([selector, values]) => {
+  const field = document.querySelector(selector);
+  const times = [];
+  for (const value of values) {
+    const start = performance.now();
+    field.value = value;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    document.body.offsetHeight;
+    times.push(performance.now() - start);
+  }
+  return times;
+}"""
+
+
+def serve(directory):
+    server = build.make_server(directory, port=0, prefix=build.SUB_PATH)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}"
+
+
+def network_counter(page):
+    """Bytes and requests as the network saw them (CDP), including workers started by the page."""
+    totals = {"bytes": 0, "requests": 0}
+    client = page.context.new_cdp_session(page)
+    client.send("Network.enable")
+
+    def finished(event):
+        totals["bytes"] += event["encodedDataLength"]
+        totals["requests"] += 1
+
+    client.on("Network.loadingFinished", finished)
+    return totals
+
+
+def load(browser, url, first_run=False):
+    """One cold load in a fresh context (an empty HTTP cache); figures in ms from navigation start."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(OBSERVE)
+    totals = network_counter(page)
+    page.goto(url)
+    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
+    figures = page.evaluate("""() => ({
+        ready: window.__bench.ready,
+        paint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime })""")
+    if first_run:
+        figures["run"] = first_cell_run(page)
+    page.wait_for_timeout(300)  # let late requests (none expected) finish counting
+    figures.update(totals)
+    context.close()
+    return figures
+
+
+def first_cell_run(page):
+    """From the click on the first Run button to its output appearing, in ms."""
+    return page.evaluate("""() => new Promise((resolve) => {
+        const cell = document.querySelector("[data-cell]");
+        const output = cell.querySelector("output, .cell-output, pre[aria-live]");
+        const button = [...cell.querySelectorAll("button")].find((b) => /^Run/.test(b.getAttribute("aria-label") || b.textContent));
+        const start = performance.now();
+        new MutationObserver((_, observer) => {
+          if (output.textContent.trim()) { observer.disconnect(); resolve(performance.now() - start); }
+        }).observe(output, { childList: true, characterData: true, subtree: true });
+        button.click();
+    })""")
+
+
+def redraw_times(browser, url, fragment, selector, edits):
+    """Per-edit redraw latency for one figure state, after one warm-up edit."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url + fragment)
+    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
+    values = [f"{0.5 + (i % 17) / 10:.1f}" for i in range(edits + 1)]
+    times = page.evaluate(EDIT, [selector, values])[1:]
+    context.close()
+    return times
+
+
+def repeat_visit(browser, url):
+    """Ready time of a second visit in the same context: the HTTP cache is warm."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(OBSERVE)
+    page.goto(url)
+    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
+    page.goto("about:blank")
+    page.goto(url)
+    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
+    ready = page.evaluate("window.__bench.ready")
+    context.close()
+    return ready
+
+
+def large_fragment():
+    """16 tokens, width 64, 8 heads, learned projections, as a shared link would carry them."""
+    sys.path.insert(0, str(ROOT / "site"))
+    sys.path.insert(0, str(ROOT / "py"))
+    import fragment
+
+    state = fragment.default_state()
+    state.update(tokens=[[round(((t * 7 + s * 3) % 11) / 5 - 1, 1) for s in range(64)] for t in range(16)],
+                 heads=8, kv_heads=8, projections="random", seed=0)
+    return "#" + fragment.encode(state)
+
+
+def p95(values):
+    return statistics.quantiles(values, n=20)[-1]
+
+
+def run(loads, edits):
+    with tempfile.TemporaryDirectory() as tmp:
+        site = build.build(Path(tmp) / "dist")
+        (site / "bare.html").write_text(BARE_PAGE)
+        server, url = serve(site)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            bare, ours = [], []
+            for _ in range(loads):  # interleaved, so drift on the machine hits both alike
+                bare.append(load(browser, url + "bare.html"))
+                ours.append(load(browser, url, first_run=True))
+            small = redraw_times(browser, url, "", "input[aria-label='token 1 slot 2']", edits)
+            large = redraw_times(browser, url, large_fragment(), "input[aria-label='token 3 slot 10']", edits)
+            repeats = [repeat_visit(browser, url) for _ in range(loads)]
+            browser.close()
+        server.shutdown()
+
+    def median(rows, key):
+        return statistics.median(row[key] for row in rows)
+
+    result = {
+        "bare_ready_ms": median(bare, "ready"),
+        "ready_ms": median(ours, "ready"),
+        "first_paint_ms": median(ours, "paint"),
+        "first_run_ms": median(ours, "run"),
+        "bytes": median(ours, "bytes"),
+        "bare_bytes": median(bare, "bytes"),
+        "requests": median(ours, "requests"),
+        "bare_requests": median(bare, "requests"),
+        "redraw_small_median_ms": statistics.median(small),
+        "redraw_small_p95_ms": p95(small),
+        "redraw_large_median_ms": statistics.median(large),
+        "redraw_large_p95_ms": p95(large),
+        "repeat_ready_ms": statistics.median(repeats),
+        "loads": loads,
+        "edits": edits,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    result["ready_ratio"] = result["ready_ms"] / result["bare_ready_ms"]
+    result["bytes_ratio"] = result["bytes"] / result["bare_bytes"]
+    return result
+
+
+TARGETS = {"ready_ratio": 1.15, "first_paint_ms": 500, "first_run_ms": 500, "bytes_ratio": 1.1,
+           "redraw_large_median_ms": 16}
+
+
+def table(result):
+    rows = [("bare Pyodide ready", "bare_ready_ms", "ms"), ("lesson ready", "ready_ms", "ms"),
+            ("ready ratio (lesson / bare)", "ready_ratio", "x"), ("first paint, numbers visible", "first_paint_ms", "ms"),
+            ("first code-cell run after ready", "first_run_ms", "ms"), ("bytes, lesson", "bytes", "B"),
+            ("bytes, bare", "bare_bytes", "B"), ("bytes ratio", "bytes_ratio", "x"),
+            ("requests, lesson / bare", "requests", ""), ("redraw, lesson example, median", "redraw_small_median_ms", "ms"),
+            ("redraw, 16x64 8 heads learned, median", "redraw_large_median_ms", "ms"),
+            ("redraw, 16x64 8 heads learned, p95", "redraw_large_p95_ms", "ms"),
+            ("repeat visit ready (warm cache)", "repeat_ready_ms", "ms")]
+    lines = [f"| figure | value | target |", "|---|---|---|"]
+    for label, key, unit in rows:
+        value = result[key]
+        shown = (f"{value / 1e6:.2f} MB" if unit == "B" else f"{value:.2f}" if unit == "x"
+                 else f"{value:.0f} / {result['bare_requests']:.0f}" if key == "requests" else f"{value:.1f} ms")
+        target = TARGETS.get(key)
+        verdict = "" if target is None else f"≤ {target} {'met' if value <= target else 'MISSED'}"
+        lines.append(f"| {label} | {shown} | {verdict} |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--loads", type=int, default=5, help="cold loads of each page (median taken)")
+    parser.add_argument("--edits", type=int, default=120, help="edits per redraw case")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "page.json")
+    args = parser.parse_args()
+    result = run(args.loads, args.edits)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(table(result))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
