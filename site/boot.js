@@ -6,10 +6,10 @@
 //                             the element's children are replaced in one go (one FFI call per redraw).
 //   window.mhaReady()         main.py has drawn the live figures: <body data-python="ready">.
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
-//   window.mhaPatch(id, json) same-shape redraw: json = {"cells": [[text, class, value, delta], ...],
-//                             "texts": [[text, class], ...]} for the element's <td>s and [data-patch]
-//                             elements, in document order; returns false (nothing changed) if the counts
-//                             differ, and Python then draws the whole tree instead.
+//   window.mhaPatch(id, json) same-shape redraw: json = {"text": [...], "class": [...], "value": [...],
+//                             "delta": [...], "marked": [[text, class], ...]}: one entry per <td> of the
+//                             element and per [data-patch] element, in document order; returns false
+//                             (nothing changed) if the counts differ, and Python draws the whole tree.
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
 //   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
 //                             after the last call, so typing does not encode the state on every key.
@@ -49,25 +49,24 @@ window.mhaDraw = (id, json) => {
 window.mhaPatch = (id, json) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaPatch: no element #${id}`);
-  const { cells, texts } = JSON.parse(json);
+  const { text, class: classes, value, delta, marked } = JSON.parse(json);
   const tds = target.getElementsByTagName("td");
-  const marked = target.querySelectorAll("[data-patch]");
-  if (tds.length !== cells.length || marked.length !== texts.length) return false;
-  for (let i = 0; i < cells.length; i++) {
-    const [text, cls, value, delta] = cells[i];
+  const patched = target.querySelectorAll("[data-patch]");
+  if (tds.length !== text.length || patched.length !== marked.length) return false;
+  for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
-    if (td.getAttribute("data-value") !== value) {
-      td.firstChild.data = text;  // the cell's one text node
-      td.setAttribute("data-value", value);
+    if (td.getAttribute("data-value") !== value[i]) {
+      td.firstChild.data = text[i];  // the cell's one text node
+      td.setAttribute("data-value", value[i]);
     }
-    if (td.className !== cls) td.className = cls;
-    if (delta) {
-      if (td.getAttribute("data-delta") !== delta) td.setAttribute("data-delta", delta);
+    if (td.className !== classes[i]) td.className = classes[i];
+    if (delta[i]) {
+      if (td.getAttribute("data-delta") !== delta[i]) td.setAttribute("data-delta", delta[i]);
     } else if (td.hasAttribute("data-delta")) td.removeAttribute("data-delta");
   }
-  texts.forEach(([text, cls], i) => {
-    const element = marked[i];
-    if (element.textContent !== text) element.textContent = text;
+  marked.forEach(([words, cls], i) => {
+    const element = patched[i];
+    if (element.textContent !== words) element.textContent = words;
     if ((element.getAttribute("class") || "") !== cls) {
       if (cls) element.className = cls;
       else element.removeAttribute("class");

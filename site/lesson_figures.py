@@ -105,6 +105,9 @@ def _slot_bands(width, heads):
 
 # --- head weight tables ----------------------------------------------------
 
+MANY_CELLS = 600  # above this many weights, tables out of view skip layout (CSS content-visibility)
+
+
 def weights_snapshot(result, wide):
     """[head 0 weights, ..., one wide head's weights]: keep it to pass as `previous` next time."""
     return [*result.weights, wide]
@@ -130,21 +133,23 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
     views = [["div", classes("head-view", band), weight_table(w, label, caption, changes, key_label),
               entropy_readout(w)]
              for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix)]
-    return ["div", {"class": "head-tables"}, *views]
+    cells = (len(result.weights) + 1) * len(wide) * len(wide[0])
+    return ["div", classes("head-tables", "many" if cells > MANY_CELLS else ""), *views]
 
 
 def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
-    {"cells": [[text, class, data-value, data-delta] per <td>], "texts": [[text, class] per [data-patch]]},
-    both in document order, the same values head_tables would draw.
+    {"text", "class", "value", "delta": one entry per <td>; "marked": [text, class] per [data-patch]},
+    in document order: exactly what head_tables would draw (built column-wise: a 16 x 64 edit
+    with 8 heads patches 2304 cells, and this is the per-keystroke cost).
     """
-    cells, texts = [], []
+    columns, marked = ([], [], [], []), []
     for _, caption, _, w, changes in _head_views(result, wide, previous, label_suffix):
-        cells += [weight_parts(x, None if changes is None else changes[i][j])
-                  for i, row in enumerate(w) for j, x in enumerate(row)]
-        texts += [_caption_parts(caption, changes), [_entropy_text(w), "entropy"]]
-    return {"cells": cells, "texts": texts}
+        for column, values in zip(columns, weight_columns(w, changes)):
+            column.extend(values)
+        marked += [_caption_parts(caption, changes), [_entropy_text(w), "entropy"]]
+    return dict(zip(("text", "class", "value", "delta"), columns), marked=marked)
 
 
 def _head_caption(result, h):
@@ -162,11 +167,12 @@ def weight_table(weights, label, caption, changes=None, key_label="token"):
     'moved' and data-delta (the signed change, shown by CSS after the number),
     and the caption ends in ': moved' or ': unchanged'.
     """
-    rows = [body_row(f"token {i}", [weight_cell(w, None if changes is None else changes[i][j])
-                                    for j, w in enumerate(row)])
-            for i, row in enumerate(weights)]
+    width = len(weights[0])
+    cells = [["td", {"class": cls, "data-value": value, **({"data-delta": delta} if delta else {})}, text]
+             for text, cls, value, delta in zip(*weight_columns(weights, changes))]
+    rows = [body_row(f"token {i}", cells[i * width:(i + 1) * width]) for i in range(len(weights))]
     text, cls = _caption_parts(caption, changes)
-    head = header_row("query \\ key", [f"{key_label} {j}" for j in range(len(weights[0]))])
+    head = header_row("query \\ key", [f"{key_label} {j}" for j in range(width)])
     return ["table", {"aria-label": label, "class": "figure-table weights"},
             ["caption", {"data-patch": "", **classes(cls)}, text], ["thead", {}, head], ["tbody", {}, *rows]]
 
@@ -179,20 +185,29 @@ def _caption_parts(caption, changes):
     return [caption + (": moved" if moved else ": unchanged"), "moved" if moved else ""]
 
 
-def weight_parts(weight, change=None):
-    """[text, class, data-value, data-delta] of one weight cell; data-delta is '' when it did not move."""
-    if not change:
-        return [fixed(weight), f"num {weight_class(weight)}", repr(weight), ""]
-    return [fixed(weight), f"num {weight_class(weight)} moved", repr(weight), signed(change)]
+_CELL_CLASSES = [f"num {weight_class(i / 10)}" for i in range(10)]
+
+
+def weight_columns(weights, changes=None):
+    """The cells of a weight table, row by row, as four lists: texts (4 decimals), classes, data-value, data-delta.
+
+    A cell's class is 'num wK' (its colour bucket, lesson_trees.weight_class) plus ' moved' when
+    `changes` (mha.weight_changes) has a non-zero entry for it; its delta is then the signed change, else ''.
+    """
+    flat = [w for row in weights for w in row]
+    texts = [f"{w:.4f}" for w in flat]
+    cells = [_CELL_CLASSES[min(9, max(0, int(w * 10)))] for w in flat]
+    values = list(map(repr, flat))
+    if changes is None:
+        return texts, cells, values, [""] * len(flat)
+    moves = [c for row in changes for c in row]
+    cells = [f"{cls} moved" if c else cls for cls, c in zip(cells, moves)]
+    return texts, cells, values, [signed(c) if c else "" for c in moves]
 
 
 def weight_cell(weight, change=None):
     """<td class='num wK [moved]' data-value=repr(weight) [data-delta='+0.1698']>0.5000</td>."""
-    text, cls, value, delta = weight_parts(weight, change)
-    attrs = {"class": cls, "data-value": value}
-    if delta:
-        attrs["data-delta"] = delta
-    return ["td", attrs, text]
+    return weight_table([[weight]], "", "", None if change is None else [[change]])[4][2][3]
 
 
 def _entropy_text(weights):
@@ -260,8 +275,6 @@ def output_tables(result):
 
 def output_tables_patch(result):
     """output_tables' numbers and captions for mhaPatch (same shape as the drawn tables)."""
-    cells, texts = [], []
-    for _, caption, rows, _, _ in _output_sections(result):
-        cells += [[fixed(x), "num", repr(x), ""] for row in rows for x in row]
-        texts.append([caption, ""])
-    return {"cells": cells, "texts": texts}
+    flat = [x for _, _, rows, _, _ in _output_sections(result) for row in rows for x in row]
+    return {"text": [f"{x:.4f}" for x in flat], "class": ["num"] * len(flat), "value": list(map(repr, flat)),
+            "delta": [""] * len(flat), "marked": [[caption, ""] for _, caption, _, _, _ in _output_sections(result)]}

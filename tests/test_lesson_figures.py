@@ -228,9 +228,9 @@ def test_patches_carry_exactly_what_the_trees_draw():
     for tree, patch in [(lf.head_tables(result, wide, previous), lf.head_tables_patch(result, wide, previous)),
                         (lf.output_tables(result), lf.output_tables_patch(result))]:
         cells = [[text(td), td[1]["class"], td[1]["data-value"], td[1].get("data-delta", "")] for td in find(tree, "td")]
-        assert cells == patch["cells"]
+        assert cells == [list(c) for c in zip(patch["text"], patch["class"], patch["value"], patch["delta"])]
         marked = [[text(n), n[1].get("class", "")] for n in nodes(tree) if "data-patch" in n[1]]
-        assert marked == patch["texts"]
+        assert marked == patch["marked"]
 
 
 # --- grouped-query sharing and the KV cache ----------------------------------------
