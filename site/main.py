@@ -400,6 +400,11 @@ def show_tokens(tokens):
     replace_tokens(rows)
 
 
+def figure_tokens():
+    """A code cell's figure_tokens(): the live figure's tokens now, as plain lists."""
+    return [list(row) for row in STATE["tokens"]]
+
+
 def start():
     """Draw the shared link's state, or the edits typed while Python was loading."""
     if not open_link(str(window.location.hash)):
@@ -415,5 +420,5 @@ def start():
 
 
 start()
-cells_glue.setup(show=show_tokens)
+cells_glue.setup(show=show_tokens, figure_tokens=figure_tokens)
 window.mhaReady()
