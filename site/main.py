@@ -315,6 +315,7 @@ def preset(tokens):
 
 def reset_all():
     STATE.update(fragment.default_state())
+    say("fragment-notice", "")
     draw_everything(figure.compute(STATE), mark=True)
     window.mhaSetFragment(ENCODE)
 

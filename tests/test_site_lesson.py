@@ -438,3 +438,50 @@ def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):
     assert widest <= 375
     page.context.close()
     assert not guard.problems, guard.problems
+
+
+def test_editing_the_link_in_the_address_bar_applies_it(reader):
+    reader.evaluate("location.hash = '#t=1,0,0,1;0.9,0.1,0,1&h=2'")
+    expect_tables(reader, EXERCISE)
+    reader.evaluate("location.hash = '#h=7'")
+    expect(reader.locator("#fragment-notice")).to_contain_text("not divisible by 7 heads")
+    expect_tables(reader, EXERCISE)  # the figure keeps its state
+    reader.locator("#reset-all").click()
+    expect(reader.locator("#fragment-notice")).to_be_empty()
+
+
+def large_state():
+    """bench/page.py's large case: 16 tokens of width 64, 8 heads, learned projections, seed 0."""
+    import fragment
+
+    state = fragment.default_state()
+    state.update(tokens=[[round(((t * 7 + s * 3) % 11) / 5 - 1, 1) for s in range(64)] for t in range(16)],
+                 heads=8, kv_heads=8, projections="random", seed=0)
+    return state, "#" + fragment.encode(state)
+
+
+def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_url):
+    """16 x 64, 8 heads, learned projections: one dispatched input event, and every table has changed
+    before dispatchEvent returns (no timer, no second frame)."""
+    state, link = large_state()
+    page, guard = open_page(browser, site_url, link)
+    expect(page.locator("#width")).to_have_value("64")
+    expect(page.locator("#outputs-details")).not_to_have_attribute("open", "")
+    values = page.evaluate("""() => {
+        const field = document.querySelector("input[aria-label='token 3 slot 10']");
+        field.value = "2.5";
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        return [...Array(8).keys()].map((h) => `head ${h} weights`).concat(["one head weights"])
+            .map((name) => [...document.querySelectorAll(`table[aria-label='${name}'] td`)].map((c) => c.dataset.value));
+    }""")
+    state["tokens"][3][10] = 2.5
+    weights = mha.random_projections(64, 8, seed=0)
+    result = mha.multi_head_attention(state["tokens"], 8, **weights)
+    _, wide = mha.single_head_attention(state["tokens"])
+    for shown, expected in zip(values, [*result.weights, wide]):
+        assert [float(v) for v in shown] == pytest.approx([w for row in expected for w in row], abs=1e-14)
+    page.locator("#outputs-details summary").click()  # opening the folded outputs draws them now
+    outputs = page.get_by_role("table", name="output after w_o", exact=True)
+    expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.4f}")
+    page.context.close()
+    assert not guard.problems, guard.problems
