@@ -254,3 +254,19 @@ def test_a_cell_reads_the_figures_tokens(page, site_url):
     grid_field(page, 1, 2).fill("0.0")
     run(page, "two_heads", "print(figure_tokens())\n")
     expect(output(page, "two_heads")).to_have_text("[[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 0.0]]")
+
+
+@pytest.mark.skipif(not FIGURE_TOKENS_OFFERED, reason="main.py does not pass figure_tokens to cells_glue.setup yet")
+def test_figure_to_cell_and_back(page, site_url):
+    """The one_head cell's commented line, uncommented: it reads the figure's tokens, prints, and shows them back."""
+    page.goto(site_url)
+    wait_ready(page)
+    grid_field(page, 1, 2).fill("0.0")
+    grid_field(page, 1, 3).fill("1.0")  # LESSON.md section 4's edit, typed into the figure
+    source = (CELLS / "one_head.py").read_text().replace("# tokens = figure_tokens()", "tokens = figure_tokens()")
+    run(page, "one_head", source)
+    text = output(page, "one_head").text_content()
+    assert printed_rows(text, "head 1:", 2) == ["[0.5000, 0.5000]", "[0.5000, 0.5000]"]
+    assert printed_rows(text, "one head over all 4 slots:", 2) == ["[0.5125, 0.4875]", "[0.5100, 0.4900]"]
+    expect(status(page, "one_head")).to_contain_text("show() sent 2 tokens to the figure.")
+    expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})

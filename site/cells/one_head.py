@@ -6,6 +6,7 @@ tokens = [
     [1.0, 0.0, 0.0, 1.0],
     [0.9, 0.1, 1.0, 0.0],
 ]
+# tokens = figure_tokens()   # or start from what the figure shows now
 
 
 def show_rows(title, weights):
