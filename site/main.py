@@ -407,7 +407,11 @@ def figure_tokens():
 
 
 def start():
-    """Draw the shared link's state, or the edits typed while Python was loading."""
+    """Draw the shared link's state, or the edits typed into the grid while Python was loading.
+
+    Pickers and switches changed while loading did nothing: they are redrawn from the state
+    (the grid is not, so a reader typing in it keeps the focus and the text).
+    """
     if not open_link(str(window.location.hash)):
         typed = json.loads(window.mhaGridValues(figure.GRID_ID))
         try:
@@ -417,6 +421,12 @@ def start():
         else:
             if tokens != STATE["tokens"]:
                 change("grid-error", tokens=tokens)
+        view = figure.compute(STATE)
+        if SHOWN["view"] is None:  # the pre-rendered tables are this view: the first edit can patch and mark
+            SHOWN.update(shape=view.shape(), snapshot=view.snapshot(), view=view)
+        draw(figure.OPTIONS_ID, figure.options_controls(STATE))
+        draw(figure.CROSS_ID, figure.cross_switch(STATE))
+        draw_structure(view)
     window.addEventListener("hashchange", create_proxy(on_hash_change))
 
 

@@ -127,6 +127,17 @@ def test_section_3_every_number_and_full_values(reader):
     expect(reader.locator("#fig-slot-legend")).to_have_text("head 0 reads slots 0-1; head 1 reads slots 2-3")
 
 
+def test_the_first_edit_after_loading_is_marked(browser, site_url):
+    page, guard = open_page(browser, site_url)
+    field(page, 1, 2).fill("0")  # token 1's time slots become [0, 0]: only its own row of head 1 moves
+    moved = weights_table(page, "head 1 weights").locator("tbody tr").nth(1).locator("td.moved")
+    expect(moved).to_have_count(2)
+    expect(weights_table(page, "head 1 weights").locator("td.moved")).to_have_count(2)
+    expect(weights_table(page, "head 0 weights").locator("caption")).to_have_text("head 0 (slots 0-1): unchanged")
+    page.context.close()
+    assert not guard.problems, guard.problems
+
+
 def test_the_exercise_by_typing_moves_head_1_only(reader):
     """Section 4 done by hand: each edit redraws every head in the same event, and marks what moved."""
     field(reader, 1, 2).fill("0.0")
