@@ -27,8 +27,7 @@ def token_grid(tokens, heads=None, label="token"):
     """
     rows = [body_row(f"{label} {t}", [["td", {}, token_input(x, label, t, s)] for s, x in enumerate(row)])
             for t, row in enumerate(tokens)]
-    caption = (f"{label}s: one row per {label}, one field per slot; arrow keys move between fields"
-               + ("; the head under a slot is the one that reads it" if heads else ""))
+    caption = f"{label}s: arrow keys move between fields" + ("; each slot's head reads it" if heads else "")
     return ["table", {"aria-label": f"{label}s", "class": "figure-table token-grid"}, ["caption", {}, caption],
             ["thead", {"id": f"{label.replace(' ', '-')}-grid-head"}, token_grid_head(len(tokens[0]), heads, label)],
             ["tbody", {}, *rows]]
@@ -211,8 +210,7 @@ def weight_cell(weight, change=None):
 
 
 def _entropy_text(weights):
-    values = ", ".join(fixed(mha.entropy(row)) for row in weights)
-    return f"spread of each row (entropy): {values} bits; 0 is one sharp peak, 1 bit is an even split of two keys"
+    return "entropy per row: " + ", ".join(fixed(mha.entropy(row)) for row in weights) + " bits"
 
 
 def entropy_readout(weights):
