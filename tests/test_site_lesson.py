@@ -422,17 +422,11 @@ def test_a_shared_link_reopens_the_same_figure(reader, browser, site_url):
     assert not guard.problems, guard.problems
 
 
-@pytest.mark.parametrize("fragment, words", [
-    ("#h=3", "not divisible by 3 heads"),
-    ("#t=<img src=x onerror=document.title=1>", "characters it should not"),
-    ("#t=%3Cscript%3Edocument.title%3D1%3C%2Fscript%3E", "characters it should not"),
-])
-def test_a_malformed_link_is_ignored_with_a_notice_and_never_becomes_markup(browser, site_url, fragment, words):
-    page, guard = open_page(browser, site_url, fragment)
+def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(browser, site_url):
+    page, guard = open_page(browser, site_url, "#t=<img src=x onerror=document.title=1>")
     notice = page.locator("#fragment-notice")
     expect(notice).to_have_attribute("role", "alert")
-    expect(notice).to_contain_text("ignored the link's settings")
-    expect(notice).to_contain_text(words)
+    expect(notice).to_contain_text("ignored the link's settings: the link contains characters it should not")
     expect(page.locator("main img, main script")).to_have_count(0)
     expect(page).to_have_title("Multi-head attention, by hand")
     expect_tables(page, WORKED)
@@ -440,9 +434,31 @@ def test_a_malformed_link_is_ignored_with_a_notice_and_never_becomes_markup(brow
     assert not guard.problems, guard.problems
 
 
+@pytest.mark.parametrize("fragment, words", [
+    ("#h=3", "not divisible by 3 heads"),
+    ("#t=%3Cscript%3Edocument.title%3D1%3C%2Fscript%3E", "characters it should not"),
+    ("#t=" + ",".join(["1"] * (mha.MAX_WIDTH + 1)) + "&h=1", f"between 1 and {mha.MAX_WIDTH}"),
+    ("#t=" + ";".join(["1,0,0,1"] * (mha.MAX_TOKENS + 1)), f"at most {mha.MAX_TOKENS} tokens"),
+    ("#t=1e309,0,0,1", "not a finite number"),
+    ("#s=-1&p=rand", "seed must be between 0 and"),
+    ("#d=99", "distractors must be between 0 and 30"),
+])
+def test_a_malformed_link_is_ignored_with_a_notice(reader, fragment, words):
+    """Pasted into the address bar of an open page (hashchange): refused, and the figure keeps its state."""
+    reader.evaluate("text => { location.hash = text; }", fragment)
+    notice = reader.locator("#fragment-notice")
+    expect(notice).to_contain_text("ignored the link's settings")
+    expect(notice).to_contain_text(words)
+    expect(reader.locator("main img, main script")).to_have_count(0)
+    expect(reader).to_have_title("Multi-head attention, by hand")
+    expect_tables(reader, WORKED)
+
+
 def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):
     page, guard = open_page(browser, site_url, viewport={"width": 375, "height": 800}, reduced_motion="reduce")
     page.locator("#try-exercise").click()
+    expect(weights_table(page, "head 1 weights").locator("td.moved")).to_have_count(4)
+    assert page.evaluate("document.getAnimations().length") == 0  # prefers-reduced-motion: nothing moves
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.screenshot(path=tmp_path / "phone.png", full_page=True)
     widest = page.evaluate("Math.max(...[...document.querySelectorAll('.figure-panel')].map(e => e.getBoundingClientRect().right))")
