@@ -1,0 +1,69 @@
+"""site/index.html as a document: the eight sections, the cell contract, unique ids and names. No browser."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+SITE = Path(__file__).resolve().parent.parent / "site"
+PAGE = (SITE / "index.html").read_text()
+MAIN = PAGE[PAGE.index("<main>"):PAGE.index("</main>")]
+CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
+# LESSON.md sections 3 and 4, as the prose prints them.
+NUMBERS = ["[0.5177, 0.4823]", "[0.5141, 0.4859]", "[0.6698, 0.3302]", "[0.3302, 0.6698]",
+           "[0.6341, 0.3659]", "[0.3870, 0.6130]", "[0.5125, 0.4875]", "[0.5100, 0.4900]",
+           "[0.9, 0.1, 0.0, 1.0]"]
+
+
+class Elements(HTMLParser):
+    """Every start tag as (tag, attributes)."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.found = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+@pytest.mark.parametrize("name", CELLS)
+def test_each_cell_is_placed_once_exactly_as_the_cells_expect(name):
+    kebab = name.replace("_", "-")
+    mark = f'<div class="cell" data-cell="{name}" id="cell-{kebab}"><!--render:cell-{kebab}--></div>'
+    assert PAGE.count(mark) == 1
+    assert PAGE.count(f'data-cell="{name}"') == 1
+
+
+def test_eight_sections_with_the_lesson_numbers_and_the_privacy_sentence():
+    assert len(re.findall(r"<section ", MAIN)) == len(re.findall(r"<h2 ", MAIN)) == 8
+    for number in NUMBERS:
+        assert number in MAIN, number
+    assert "nothing you type or run is" in MAIN.lower()
+
+
+def test_no_inline_script_style_or_handler_anywhere():
+    assert not re.search(r"style=|\son[a-z]+=", PAGE, re.IGNORECASE)
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", PAGE, re.S)
+    assert scripts and not any(body.strip() for body in scripts)  # every script is a src=, none inline
+
+
+def test_ids_are_unique_in_the_built_page(built_site):
+    elements = Elements((built_site / "index.html").read_text()).found
+    ids = [attrs["id"] for _, attrs in elements if "id" in attrs]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    names = [attrs["aria-label"] for tag, attrs in elements if tag in ("input", "table") and "aria-label" in attrs]
+    assert len(names) == len(set(names))
+    assert "token 1 slot 3" in names and "head 1 weights" in names and "one head weights" in names
+
+
+def test_every_field_has_a_name(built_site):
+    """A field is named by aria-label or by a <label> around it (or for= its id)."""
+    text = (built_site / "index.html").read_text()
+    labelled = set(re.findall(r'<label[^>]*for="([^"]+)"', text))
+    wrapped = {m for block in re.findall(r"<label[^>]*>(.*?)</label>", text, re.S)
+               for m in re.findall(r'id="([^"]+)"', block)}
+    for tag, attrs in Elements(text).found:
+        if tag in ("input", "select", "textarea") and attrs.get("type") != "hidden":
+            assert "aria-label" in attrs or attrs.get("id") in labelled | wrapped, (tag, attrs)
