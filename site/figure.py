@@ -139,8 +139,11 @@ def cross_tables(view, previous=None):
 
 
 def kv_sharing(view):
+    """Query heads (the same choice as section 2's), key/value heads, and who shares what."""
     heads_ = len(view.result.kv_head_of)
-    return [lf.kv_heads_picker(heads_, len(set(view.result.kv_head_of))), lf.sharing_diagram(view.result.kv_head_of)]
+    width = len(view.result.concat[0])
+    return [lf.count_select("sharing-heads", "query heads in the figure", mha.head_choices(width), heads_), " ",
+            lf.kv_heads_picker(heads_, len(set(view.result.kv_head_of))), lf.sharing_diagram(view.result.kv_head_of)]
 
 
 def model_shape(name):

@@ -320,7 +320,7 @@ def reset_all():
     window.mhaSetFragment(ENCODE)
 
 
-INPUTS = {"width": on_width, "heads": on_heads, "kv-heads": on_kv_heads, "projections": on_projections,
+INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads, "projections": on_projections,
           "causal": on_causal, "cross": on_cross, "seed": on_seed, "distractors": on_distractors,
           "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in lesson_kv.KV_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add(figure.GRID_ID, 1), "remove-token": lambda: on_add(figure.GRID_ID, -1),

@@ -287,6 +287,11 @@ def test_key_value_heads_show_who_shares(reader):
     reader.locator("#kv-heads").select_option("1")
     expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query")
     expect(reader).to_have_url(re.compile(r"h=4&kv=1"))
+    reader.locator("#sharing-heads").select_option("8")  # section 7's own query-heads picker
+    expect(reader.locator("#sharing-heads")).to_be_focused()
+    expect(reader.locator("#heads")).to_have_value("8")
+    expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query: all 8 query heads share one")
+    expect(weights_table(reader, "head 7 weights")).to_have_count(1)
 
 
 def test_kv_cache_calculator_presets_custom_and_bad_input(reader):
