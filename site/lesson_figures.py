@@ -184,7 +184,8 @@ def _caption_parts(caption, changes):
     return [caption + (": moved" if moved else ": unchanged"), "moved" if moved else ""]
 
 
-_CELL_CLASSES = [f"num {weight_class(i / 10)}" for i in range(10)]
+_PLAIN = [f"num {weight_class(i / 10)}" for i in range(11)]  # by int(10 * weight): 1.0 -> index 10 -> w9
+_MOVED = [f"{cls} moved" for cls in _PLAIN]
 
 
 def weight_columns(weights, changes=None):
@@ -192,16 +193,17 @@ def weight_columns(weights, changes=None):
 
     A cell's class is 'num wK' (its colour bucket, lesson_trees.weight_class) plus ' moved' when
     `changes` (mha.weight_changes) has a non-zero entry for it; its delta is then the signed change, else ''.
+    Written for speed: this runs for every weight on every keystroke.
     """
     flat = [w for row in weights for w in row]
     texts = [f"{w:.4f}" for w in flat]
-    cells = [_CELL_CLASSES[min(9, max(0, int(w * 10)))] for w in flat]
     values = list(map(repr, flat))
+    buckets = [int(w * 10) for w in flat]  # softmax weights lie in [0, 1]
     if changes is None:
-        return texts, cells, values, [""] * len(flat)
+        return texts, [_PLAIN[b] for b in buckets], values, [""] * len(flat)
     moves = [c for row in changes for c in row]
-    cells = [f"{cls} moved" if c else cls for cls, c in zip(cells, moves)]
-    return texts, cells, values, [signed(c) if c else "" for c in moves]
+    cells = [(_MOVED if c else _PLAIN)[b] for b, c in zip(buckets, moves)]
+    return texts, cells, values, [f"{c:+.4f}" if c else "" for c in moves]
 
 
 def weight_cell(weight, change=None):

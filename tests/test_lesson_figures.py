@@ -355,3 +355,14 @@ def test_distractor_count_is_checked(bad):
 ], ids=lambda b: getattr(b, "__name__", "builder"))
 def test_every_builder_returns_a_well_formed_tree(build):
     check_tree(build())
+
+
+def test_weight_columns_classes_are_the_buckets_of_lesson_trees():
+    from lesson_trees import signed, weight_class
+    edges = [0.0, 0.0999, 0.1, 0.5, 0.8999, 0.9, 0.9999, 1.0]
+    changes = [[0.0, 0.2, -0.00006, 0.0, 0.0, 0.1, 0.0, -0.5]]
+    texts, cells, values, deltas = lf.weight_columns([edges], changes)
+    assert [c.split()[1] for c in cells] == [weight_class(w) for w in edges]
+    assert [("moved" in c) for c in cells] == [bool(c) for c in changes[0]]
+    assert deltas == [signed(c) if c else "" for c in changes[0]]
+    assert values == [repr(w) for w in edges] and texts == [f"{w:.4f}" for w in edges]
