@@ -366,6 +366,8 @@ def open_link(text, quiet_if_empty=True):
     if text in ("", "#"):
         say("fragment-notice", "")
         return False
+    if "=" not in text and element(text.lstrip("#")):
+        return False  # a plain in-page link (#section-id), not figure state
     try:
         state = fragment.decode(text)
     except ValueError as error:

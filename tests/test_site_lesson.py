@@ -475,6 +475,9 @@ def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):
 def test_editing_the_link_in_the_address_bar_applies_it(reader):
     reader.evaluate("location.hash = '#t=1,0,0,1;0.9,0.1,0,1&h=2'")
     expect_tables(reader, EXERCISE)
+    reader.evaluate("location.hash = '#sharing'")  # a plain in-page link is not figure state
+    expect_tables(reader, EXERCISE)
+    expect(reader.locator("#fragment-notice")).to_be_empty()
     reader.evaluate("location.hash = '#h=7'")
     expect(reader.locator("#fragment-notice")).to_contain_text("not divisible by 7 heads")
     expect_tables(reader, EXERCISE)  # the figure keeps its state
