@@ -17,7 +17,6 @@ import figure
 import fragment
 import lesson_figures as lf
 import lesson_kv
-import lesson_kv
 import mha
 
 STATE = fragment.default_state()
@@ -164,13 +163,13 @@ def fitted_heads(width, heads, kv_heads):
     return new_heads, new_kv
 
 
-def sized(tokens, context=None):
+def sized(tokens):
     """The state's changes for new tokens, maybe of a new width (context and heads fitted to it)."""
     width = len(tokens[0])
     heads, kv = fitted_heads(width, STATE["heads"], STATE["kv_heads"])
-    ctx = STATE["context"] if context is None else context
+    context = STATE["context"]
     return {"tokens": tokens, "heads": heads, "kv_heads": kv,
-            "context": None if ctx is None else resized(ctx, width)}
+            "context": None if context is None else resized(context, width)}
 
 
 def replace_tokens(tokens, error_id="grid-error"):
@@ -320,8 +319,8 @@ def reset_all():
     window.mhaSetFragment(ENCODE)
 
 
-INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads, "projections": on_projections,
-          "causal": on_causal, "cross": on_cross, "seed": on_seed, "distractors": on_distractors,
+INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads,
+          "projections": on_projections, "causal": on_causal, "cross": on_cross, "seed": on_seed, "distractors": on_distractors,
           "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in lesson_kv.KV_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add(figure.GRID_ID, 1), "remove-token": lambda: on_add(figure.GRID_ID, -1),
            "add-context-token": lambda: on_add(figure.CONTEXT_GRID_ID, 1),
