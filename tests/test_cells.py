@@ -124,59 +124,18 @@ def test_kv_cache_prints_the_hand_worked_bills():
         assert re.match(rf"\s+{re.escape(size)}  without sharing", line), line
 
 
-# --- the prose draft places every cell ------------------------------------------
+# --- the page places every cell and states the lesson's numbers -------------------
 
-PROSE = CELLS.parent / "lesson_prose.html"
+PAGE = CELLS.parent / "index.html"
 
 
-def test_the_prose_places_every_cell_once_and_no_missing_one():
-    placed = re.findall(r'data-cell="([a-z_]+)"', PROSE.read_text())
+def test_the_page_places_every_cell_once_and_no_missing_one():
+    placed = re.findall(r'data-cell="([a-z_]+)"', PAGE.read_text())
     assert sorted(placed) == sorted(p.stem for p in CELLS.glob("*.py"))
 
 
-def test_the_prose_has_eight_sections_the_lesson_numbers_and_no_script_or_style():
-    prose = PROSE.read_text()
-    assert len(re.findall(r"<section ", prose)) == len(re.findall(r"<h2 ", prose)) == 8
+def test_the_page_prose_has_the_lesson_numbers_and_says_nothing_leaves_the_machine():
+    prose = PAGE.read_text()
     for number in [*HEAD_0, *HEAD_1, *ONE_HEAD, "[0.5125, 0.4875]", "[0.5100, 0.4900]", "[0.9, 0.1, 0.0, 1.0]"]:
         assert number in prose
     assert "nothing you type or run is" in prose.lower()
-    assert not re.search(r"<script|style=|\son[a-z]+=", prose, re.IGNORECASE)
-
-
-# --- cell_view: the pre-rendered cell and the live redraws are the same trees ------------------
-
-def test_cell_view_covers_every_cell_and_index_html_places_each_once():
-    import cell_view
-
-    assert sorted(cell_view.CELLS) == sorted(p.stem for p in CELLS.glob("*.py"))
-    page = (CELLS.parent / "index.html").read_text()
-    placed = re.findall(r'data-cell="([a-z_]+)"[^>]*>\s*<!--render:(cell-[a-z-]+)-->', page)
-    assert sorted(placed) == sorted((name, cell_view.element_id(name)) for name in cell_view.CELLS)
-
-
-@pytest.mark.parametrize("name", ["two_heads", "kv_cache"])
-def test_a_cell_tree_draws_and_pre_renders_the_code_and_controls(name):
-    import cell_view
-    import dom
-
-    tree = cell_view.prerender()[cell_view.element_id(name)]
-    dom.to_json(tree)  # raises if boot.js would refuse it
-    html = "".join(dom.to_html(node) for node in tree)
-    code = (CELLS / f"{name}.py").read_text()
-    textarea = re.search(r"<textarea [^>]*>(.*?)</textarea>", html, re.S)
-    assert textarea.group(1) == code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    label = f"Python cell: {name.replace('_', ' ')}"
-    assert f'<label class="cell-title" for="cell-{name.replace("_", "-")}-code">{label}</label>' in html
-    for action in ("Run", "Reset"):
-        assert re.search(rf'<button [^>]*disabled aria-label="{action} cell: {name.replace("_", " ")}">', html)
-    live = "".join(dom.to_html(node) for node in cell_view.bar(name, ready=True))
-    assert "disabled" not in live and "Esc then Tab leaves the editor" in live
-
-
-def test_status_sentences():
-    import cell_view
-
-    assert cell_view.ran_status(0.0123, None) == "Ran in 12 ms."
-    assert cell_view.ran_status(0.0123, None, 2) == "Ran in 12 ms. show() sent 2 tokens to the figure."
-    assert cell_view.ran_status(1.5, "Traceback ...") == "Failed after 1.5 s: the traceback is below."
-    assert cell_view.ran_status(5.0, "stopped after 5 s: ...") == "Stopped after 5.0 s: see why below."

@@ -4,30 +4,45 @@ Grouped-query and multi-query attention, cross-attention and the causal
 mask are all arguments of the one function below, not copies of it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from .attention import _attend, causal_mask
 from .checks import check_count, check_matrix
 from .projections import check_weight, matmul
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MultiHeadResult:
     """What multi_head_attention computed, step by step.
 
-    outputs: n x d (after w_o); weights: heads x n x m softmax rows;
-    head_outputs: heads x n x head_width; concat: n x d (before w_o);
+    weights: heads x n x m softmax rows; head_outputs: heads x n x head_width;
+    concat: n x d (before w_o); outputs: n x d (after w_o), computed when first
+    read (a figure that shows only the weights never pays for w_o);
     head_slots: per query head, the (start, stop) slots it reads;
     kv_head_of: per query head, the key/value head it shares.
     """
 
-    outputs: list
     weights: list
     head_outputs: list
     concat: list
     head_slots: list
     kv_head_of: list
     head_width: int
+    w_o: object = field(default=None, repr=False)
+
+    @cached_property
+    def outputs(self):
+        """concat @ w_o (the concat itself when w_o is the identity)."""
+        return self.concat if self.w_o is None else matmul(self.concat, self.w_o)
+
+    def __eq__(self, other):
+        if not isinstance(other, MultiHeadResult):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in
+                   ("weights", "head_outputs", "concat", "head_slots", "kv_head_of", "head_width", "outputs"))
+
+    __hash__ = None
 
 
 def head_slots(width, heads):
@@ -114,17 +129,16 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     results = [_attend(q_heads[i], k_heads[g], v_heads[g], mask) for i, g in enumerate(kv_head_of)]
     head_outputs = [out for out, _ in results]
 
-    # 4. concatenate (heads, n, hw) -> (n, d), then mix the heads with w_o
+    # 4. concatenate (heads, n, hw) -> (n, d); mixing the heads with w_o happens in .outputs
     concat = [[x for out in head_outputs for x in out[t]] for t in range(len(tokens))]
-    outputs = concat if w_o is None else matmul(concat, w_o)
     return MultiHeadResult(
-        outputs=outputs,
         weights=[w for _, w in results],
         head_outputs=head_outputs,
         concat=concat,
         head_slots=[(i * head_width, (i + 1) * head_width) for i in range(heads)],
         kv_head_of=kv_head_of,
         head_width=head_width,
+        w_o=w_o,
     )
 
 
