@@ -77,7 +77,7 @@ def compute(state):
     weights = projections(state)
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
     result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
-    _, wide = mha.single_head_attention(tokens, causal=causal)
+    wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head, weights only
     if state["context"] is None:
         return View(result, wide)
     context = state["context"]

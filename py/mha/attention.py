@@ -40,6 +40,12 @@ def attention(queries, keys, values, mask=None):
 
 def _attend(queries, keys, values, mask):
     """attention() without the input checks, for callers that checked already."""
+    weights = _weights(queries, keys, mask)
+    return _weighted_sum(weights, values), weights
+
+
+def _weights(queries, keys, mask):
+    """softmax(q k^T / sqrt(key width) + mask): n softmax rows of m floats."""
     scale = 1.0 / math.sqrt(len(keys[0]))
     weights = []
     for i, q in enumerate(queries):
@@ -47,10 +53,15 @@ def _attend(queries, keys, values, mask):
         if mask is not None:
             scores = [s if allowed else -math.inf for s, allowed in zip(scores, mask[i])]
         weights.append(softmax(scores))
+    return weights
+
+
+def _weighted_sum(weights, values):
+    """weights @ values: each query's mix of the value vectors, n lists of v floats."""
     columns = list(zip(*values))
     outputs = [[dot(row, col) for col in columns] for row in weights]
     check_finite_result("attention output", outputs)
-    return outputs, weights
+    return outputs
 
 
 def _check_mask(mask, n, m):

@@ -7,7 +7,7 @@ mask are all arguments of the one function below, not copies of it.
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .attention import _attend, causal_mask
+from .attention import _weighted_sum, _weights, causal_mask
 from .checks import check_count, check_matrix
 from .projections import check_weight, matmul
 
@@ -16,20 +16,30 @@ from .projections import check_weight, matmul
 class MultiHeadResult:
     """What multi_head_attention computed, step by step.
 
-    weights: heads x n x m softmax rows; head_outputs: heads x n x head_width;
-    concat: n x d (before w_o); outputs: n x d (after w_o), computed when first
-    read (a figure that shows only the weights never pays for w_o);
-    head_slots: per query head, the (start, stop) slots it reads;
-    kv_head_of: per query head, the key/value head it shares.
+    weights: heads x n x m softmax rows; head_slots: per query head, the
+    (start, stop) slots it reads; kv_head_of: per query head, the key/value
+    head it shares. The outputs are computed when first read, so a figure that
+    shows only the weights never pays for them:
+    head_outputs: heads x n x head_width (weights @ values, per head);
+    concat: n x d (before w_o); outputs: n x d (after w_o).
     """
 
     weights: list
-    head_outputs: list
-    concat: list
     head_slots: list
     kv_head_of: list
     head_width: int
+    value_heads: list = field(repr=False)  # kv_heads x m x head_width
     w_o: object = field(default=None, repr=False)
+
+    @cached_property
+    def head_outputs(self):
+        """Per query head, its weights times the values of the key/value head it shares."""
+        return [_weighted_sum(w, self.value_heads[g]) for w, g in zip(self.weights, self.kv_head_of)]
+
+    @cached_property
+    def concat(self):
+        """(heads, n, hw) -> (n, d): each token's head outputs side by side."""
+        return [[x for out in self.head_outputs for x in out[t]] for t in range(len(self.weights[0]))]
 
     @cached_property
     def outputs(self):
@@ -126,18 +136,16 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     # 3. attend, each query head with the key/value head its group shares
     mask = causal_mask(len(tokens), len(source)) if causal else None
     kv_head_of = [i // group for i in range(heads)]
-    results = [_attend(q_heads[i], k_heads[g], v_heads[g], mask) for i, g in enumerate(kv_head_of)]
-    head_outputs = [out for out, _ in results]
+    weights = [_weights(q_heads[i], k_heads[g], mask) for i, g in enumerate(kv_head_of)]
 
-    # 4. concatenate (heads, n, hw) -> (n, d); mixing the heads with w_o happens in .outputs
-    concat = [[x for out in head_outputs for x in out[t]] for t in range(len(tokens))]
+    # 4. weights @ values per head, concatenate (heads, n, hw) -> (n, d), mix with w_o:
+    #    MultiHeadResult does these when they are first read
     return MultiHeadResult(
-        weights=[w for _, w in results],
-        head_outputs=head_outputs,
-        concat=concat,
+        weights=weights,
         head_slots=[(i * head_width, (i + 1) * head_width) for i in range(heads)],
         kv_head_of=kv_head_of,
         head_width=head_width,
+        value_heads=v_heads,
         w_o=w_o,
     )
 
