@@ -185,4 +185,9 @@ addEventListener("unhandledrejection", failFrom);
 addEventListener("py:all-done", () => window.mhaFail("the page's Python code stopped with an error"));
 const giveUp = setTimeout(() => window.mhaFail("start-up took too long"), GIVE_UP_MS);
 
-setStage("download");
+// Python here is CPython compiled to WebAssembly: without it nothing can start, so say so at once.
+if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") {
+  window.mhaFail("this browser has no WebAssembly (it may be switched off), which the live Python needs");
+} else {
+  setStage("download");
+}

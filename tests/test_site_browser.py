@@ -152,3 +152,14 @@ def test_no_accessibility_violations(page, site_url, hold, state):
         wait_ready(page)
     results = Axe().run(page)
     assert results.violations_count == 0, results.generate_report()
+
+
+@pytest.mark.expected_console(r"WebAssembly is not defined")  # the runtime trying anyway
+def test_browser_without_webassembly_says_so_and_keeps_the_lesson(page, site_url):
+    """A browser with WebAssembly switched off: a sentence naming it at once, the lesson still readable."""
+    page.add_init_script("delete window.WebAssembly")
+    page.goto(site_url)
+    expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
+    expect(page.locator("#py-failed")).to_contain_text("this browser has no WebAssembly")
+    expect(page.get_by_role("heading", name="3. The worked example: two tokens, width 4, two heads")).to_be_visible()
+    expect_tables(page, WORKED)
