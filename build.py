@@ -181,12 +181,25 @@ def _build_wheel(out):
     return wheel_name
 
 
-def _write_config(out, wheel_name):
+def _content_addressed(out, wheel_name):
+    """Move the wheel to wheels/<sha256 prefix>/ and return its path: a changed wheel gets a new URL.
+
+    PyScript keeps what micropip installed (a lock, in IndexedDB) keyed by the list of
+    package URLs, so a repeat visit skips micropip; a new URL per wheel means that cache
+    can never hand out an old mha after a rebuild.
+    """
+    data = (out / wheel_name).read_bytes()
+    folder = out / "wheels" / _sha256(data)[:16]
+    folder.mkdir(parents=True)
+    (out / wheel_name).rename(folder / wheel_name)
+    return f"wheels/{folder.name}/{wheel_name}"
+
+
+def _write_config(out, wheel_path):
     """The one PyScript config: the local interpreter (never the CDN default), mha, the site modules."""
     config = {
         "interpreter": "./pyodide/pyodide.mjs",  # relative to this file's URL
-        "packages": [f"./{wheel_name}"],
-        "packages_cache": "never",  # a cached lock would pin an old mha wheel's hash after a rebuild
+        "packages": [f"./{wheel_path}"],  # content-addressed: safe to let PyScript cache the install
         "files": {f"./{name}": f"./{name}" for name in _site_modules()},
     }
     (out / "pyscript.json").write_text(json.dumps(config, indent=2) + "\n")
@@ -231,7 +244,7 @@ def build(out_dir=DIST):
     _copy_pyodide(out)
     _copy_pyscript(out)
     wheel_name = _build_wheel(out)
-    _write_config(out, wheel_name)
+    _write_config(out, _content_addressed(out, wheel_name))
     _render_page(out)
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
     files = [p for p in out.rglob("*") if p.is_file()]

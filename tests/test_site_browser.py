@@ -9,6 +9,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+import build
 from conftest import READY_TIMEOUT_MS, wait_ready
 
 # --- test data ---------------------------------------------------------------
@@ -162,4 +163,20 @@ def test_browser_without_webassembly_says_so_and_keeps_the_lesson(page, site_url
     expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
     expect(page.locator("#py-failed")).to_contain_text("this browser has no WebAssembly")
     expect(page.get_by_role("heading", name="3. The worked example: two tokens, width 4, two heads")).to_be_visible()
+    expect_tables(page, WORKED)
+
+
+def test_repeat_visit_reuses_the_install_and_still_draws_the_numbers(page, site_url):
+    """First visit: micropip installs the mha wheel. Second visit: PyScript's stored lock loads it
+    directly (the wheel's URL holds its hash, so a rebuilt wheel can never come from that store)."""
+    wheels = []
+    page.on("request", lambda request: request.url.endswith(".whl") and wheels.append(request.url.split("/")[-1]))
+    page.goto(site_url)
+    wait_ready(page)
+    mha_wheel = f"mha-{build._project()['version']}-py3-none-any.whl"
+    assert sorted(wheels) == sorted([mha_wheel, build.MICROPIP_WHEEL])
+    wheels.clear()
+    page.reload()
+    wait_ready(page)
+    assert wheels == [mha_wheel]  # no micropip this time
     expect_tables(page, WORKED)

@@ -34,6 +34,12 @@ def _wheel_name():
     return f"{project['name']}-{project['version']}-py3-none-any.whl"
 
 
+def _wheel(built_site):
+    """The one mha wheel, under wheels/<first 16 hex digits of its sha256>/."""
+    (path,) = built_site.glob(f"wheels/*/{_wheel_name()}")
+    return path
+
+
 # --- tests ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", RUNTIME + PAGE)
@@ -68,7 +74,9 @@ def test_every_py_tag_uses_the_local_config(built_site):
 def test_pyscript_config_names_only_local_files(built_site):
     config = json.loads((built_site / "pyscript.json").read_text())
     assert config["interpreter"] == "./pyodide/pyodide.mjs"
-    assert config["packages"] == [f"./{_wheel_name()}"]
+    wheel = _wheel(built_site)
+    assert config["packages"] == [f"./{wheel.relative_to(built_site).as_posix()}"]
+    assert wheel.parent.name == hashlib.sha256(wheel.read_bytes()).hexdigest()[:16]  # new wheel, new URL
     for url, target in config["files"].items():
         assert (built_site / url).is_file() and target == url
     assert "://" not in json.dumps(config)
@@ -82,7 +90,7 @@ def test_lock_carries_the_shipped_micropip_hash(built_site):
 
 
 def test_mha_wheel_record_matches_its_files(built_site):
-    with zipfile.ZipFile(built_site / _wheel_name()) as wheel:
+    with zipfile.ZipFile(_wheel(built_site)) as wheel:
         names = wheel.namelist()
         record_name = next(n for n in names if n.endswith(".dist-info/RECORD"))
         rows = list(csv.reader(io.StringIO(wheel.read(record_name).decode())))
@@ -97,7 +105,7 @@ def test_mha_wheel_record_matches_its_files(built_site):
 
 
 def test_mha_wheel_imports_and_is_deterministic(built_site, tmp_path):
-    wheel = built_site / _wheel_name()
+    wheel = _wheel(built_site)
     assert build._build_wheel(tmp_path) == wheel.name
     assert (tmp_path / wheel.name).read_bytes() == wheel.read_bytes()
     probe = "import mha, sys; print(mha.__file__.startswith(sys.argv[1]), mha.LESSON_TOKENS)"
