@@ -40,9 +40,14 @@ function build(node) {
   return element;
 }
 
+// id -> the arrays last patched into its cells: compared with the new ones instead of reading
+// thousands of attributes back from the DOM. A full draw of the element forgets them.
+const lastPatch = new Map();
+
 window.mhaDraw = (id, json) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaDraw: no element #${id}`);
+  lastPatch.delete(id);
   target.replaceChildren(...JSON.parse(json).map(build));
 };
 
@@ -53,17 +58,20 @@ window.mhaPatch = (id, json) => {
   const tds = target.getElementsByTagName("td");
   const patched = target.querySelectorAll("[data-patch]");
   if (tds.length !== text.length || patched.length !== marked.length) return false;
+  const last = lastPatch.get(id);
   for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
-    if (td.getAttribute("data-value") !== value[i]) {
+    if (last ? last.value[i] !== value[i] : td.getAttribute("data-value") !== value[i]) {
       td.firstChild.data = text[i];  // the cell's one text node
       td.setAttribute("data-value", value[i]);
     }
-    if (td.className !== classes[i]) td.className = classes[i];
-    if (delta[i]) {
-      if (td.getAttribute("data-delta") !== delta[i]) td.setAttribute("data-delta", delta[i]);
-    } else if (td.hasAttribute("data-delta")) td.removeAttribute("data-delta");
+    if (last ? last.classes[i] !== classes[i] : td.className !== classes[i]) td.className = classes[i];
+    if ((last ? last.delta[i] : td.getAttribute("data-delta") || "") !== delta[i]) {
+      if (delta[i]) td.setAttribute("data-delta", delta[i]);
+      else td.removeAttribute("data-delta");
+    }
   }
+  lastPatch.set(id, { value, classes, delta });
   marked.forEach(([words, cls], i) => {
     const element = patched[i];
     if (element.textContent !== words) element.textContent = words;

@@ -54,7 +54,7 @@ class View(NamedTuple):
     def shape(self):
         """Tables and their sizes: equal shapes mean a redraw can patch numbers in place."""
         cross = None if self.cross is None else (len(self.cross.weights), len(self.cross.weights[0][0]))
-        return (len(self.result.weights), len(self.result.weights[0]), len(self.result.concat[0]),
+        return (len(self.result.weights), len(self.result.weights[0]), self.result.width,
                 self.result.kv_head_of, cross)
 
 
@@ -141,7 +141,7 @@ def cross_tables(view, previous=None):
 def kv_sharing(view):
     """Query heads (the same choice as section 2's), key/value heads, and who shares what."""
     heads_ = len(view.result.kv_head_of)
-    width = len(view.result.concat[0])
+    width = view.result.width
     return [lf.count_select("sharing-heads", "query heads in the figure", mha.head_choices(width), heads_), " ",
             lf.kv_heads_picker(heads_, len(set(view.result.kv_head_of))), lf.sharing_diagram(view.result.kv_head_of)]
 

@@ -117,9 +117,22 @@ def _head_views(result, wide, previous, label_suffix):
     now = weights_snapshot(result, wide)
     before = previous if previous is not None and len(previous) == len(now) else [None] * len(now)
     names = [(f"head {h}{label_suffix}", _head_caption(result, h), band_class(h)) for h in range(len(result.weights))]
-    names.append((f"one head{label_suffix}", f"one head over all {len(result.concat[0])} slots", "wide"))
-    return [(label, caption, band, w, None if prior is None else mha.weight_changes(prior, w))
+    names.append((f"one head{label_suffix}", f"one head over all {result.width} slots", "wide"))
+    return [(label, caption, band, w, None if prior is None else _changes(prior, w))
             for (label, caption, band), w, prior in zip(names, now, before)]
+
+
+_CHANGES = {}  # (id(before), id(after)) -> (before, after, changes): one redraw's tables and summary share them
+
+
+def _changes(before, after):
+    """mha.weight_changes(before, after), computed once per pair of tables (both are kept alive here)."""
+    kept = _CHANGES.get((id(before), id(after)))
+    if kept is None or kept[0] is not before or kept[1] is not after:
+        if len(_CHANGES) > 64:
+            _CHANGES.clear()
+        kept = _CHANGES[(id(before), id(after))] = (before, after, mha.weight_changes(before, after))
+    return kept[2]
 
 
 def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights"):
@@ -251,7 +264,7 @@ def slot_legend(result):
 def _output_sections(result):
     """(caption, rows, column names, column bands) of the concatenation and of the output after w_o."""
     hw = result.head_width
-    width = len(result.concat[0])
+    width = result.width
     concat_cols = [f"head {s // hw} out {s % hw}" for s in range(width)]
     bands = [band_class(s // hw) for s in range(width)]
     mixed = "after the output matrix w_o" if result.outputs is not result.concat else \

@@ -4,7 +4,7 @@ import math
 import operator
 
 from .checks import check_finite_result, check_matrix
-from .softmax import softmax
+from .softmax import softmax_of_checked
 
 
 def dot(a, b):
@@ -52,7 +52,7 @@ def _weights(queries, keys, mask):
         scores = [dot(q, k) * scale for k in keys]
         if mask is not None:
             scores = [s if allowed else -math.inf for s, allowed in zip(scores, mask[i])]
-        weights.append(softmax(scores))
+        weights.append(softmax_of_checked(scores))
     return weights
 
 

@@ -31,6 +31,11 @@ class MultiHeadResult:
     value_heads: list = field(repr=False)  # kv_heads x m x head_width
     w_o: object = field(default=None, repr=False)
 
+    @property
+    def width(self):
+        """d = heads x head_width: the width of the concat and of the outputs."""
+        return len(self.weights) * self.head_width
+
     @cached_property
     def head_outputs(self):
         """Per query head, its weights times the values of the key/value head it shares."""

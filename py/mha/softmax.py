@@ -16,11 +16,22 @@ def softmax(scores):
             raise ValueError(f"softmax score {s!r} is not a number")
         if s == math.inf:
             raise ValueError("a score overflowed to infinity: the input numbers are too large")
+    return softmax_of_checked(scores)
+
+
+def softmax_of_checked(scores):
+    """softmax() for scores computed from checked inputs: finite, or -inf where masked.
+
+    Only overflow can still go wrong (a dot product of huge numbers): it shows as
+    a top score of +inf or a total that is not finite, and raises ValueError.
+    """
     top = max(scores)
     if top == -math.inf:
         raise ValueError(f"softmax row of {len(scores)} scores has no finite score (every key is masked)")
     exps = [math.exp(s - top) for s in scores]
     total = sum(exps)
+    if not math.isfinite(top) or not math.isfinite(total):
+        raise ValueError("a score overflowed to infinity: the input numbers are too large")
     return [e / total for e in exps]
 
 
@@ -37,5 +48,5 @@ def weight_changes(before, after, threshold=0.00005):
     """
     if len(before) != len(after) or any(len(a) != len(b) for a, b in zip(before, after)):
         return None
-    return [[(a - b) if abs(a - b) >= threshold else 0.0 for a, b in zip(row_a, row_b)]
+    return [[d if (d := a - b) >= threshold or d <= -threshold else 0.0 for a, b in zip(row_a, row_b)]
             for row_a, row_b in zip(after, before)]
