@@ -104,8 +104,8 @@ def kv_cache_readout(shape, seq_len, bytes_per_value=2):
 
 def kv_cache_table(seq_len, bytes_per_value=2, shapes=mha.MODEL_SHAPES):
     """<table aria-label='KV cache by model'>: one row per model shape at seq_len tokens."""
-    head = header_row("model", ["layers", "query heads", "key/value heads", "head width",
-                                "KV cache", "without sharing", "saved"])
+    head = header_row("model", ["layers", "query heads", "kv heads", "head width",
+                                "KV cache", "unshared", "saved"])
     rows = [_model_row(shape, _bill(shape, seq_len, bytes_per_value)) for shape in shapes]
     caption = f"one sequence of {seq_len} tokens, {bytes_per_value:g} bytes per number"
     return table("KV cache by model", caption, head, rows, "kv-models")
