@@ -44,7 +44,7 @@ class MultiHeadResult:
     @cached_property
     def concat(self):
         """(heads, n, hw) -> (n, d): each token's head outputs side by side."""
-        return [[x for out in self.head_outputs for x in out[t]] for t in range(len(self.weights[0]))]
+        return merge_heads(self.head_outputs)
 
     @cached_property
     def outputs(self):
@@ -114,6 +114,8 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     query head i shares key/value head g(i) = i // (heads / kv_heads).
     w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width); None = identity.
     causal: query i may attend only to positions j <= i.
+    The weights are computed here; the outputs when first read (see
+    MultiHeadResult), so an overflow in them raises ValueError at that read.
     """
     width = check_matrix("token", tokens)
     source = tokens if context is None else context
