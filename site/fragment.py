@@ -130,11 +130,17 @@ _KNOWN = {"t", "x", "h"} | {key for key, _, _ in _SETTINGS}
 
 
 def _check(state):
-    """Run the state through mha once, so the page can draw it without an error."""
-    tokens, heads, kv_heads = state["tokens"], state["heads"], state["kv_heads"]
+    """Run the state through mha as the page does, so a link it accepts is one the page can draw.
+
+    Self-attention over the tokens always (and the one wide head); cross-attention
+    too when there is a context (the page draws both, and the mask is self-attention's only).
+    """
+    tokens, heads, kv_heads, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
     weights = {}
     if state["projections"] == "random":
         weights = mha.random_projections(len(tokens[0]), heads, kv_heads=kv_heads, seed=state["seed"])
-    mha.multi_head_attention(tokens, heads, kv_heads=kv_heads, context=state["context"],
-                             causal=state["causal"], **weights)
-    mha.single_head_attention(tokens, context=state["context"], causal=state["causal"])
+    mha.multi_head_attention(tokens, heads, kv_heads=kv_heads, causal=causal, **weights)
+    mha.multi_head_attention(tokens, 1, causal=causal)
+    if state["context"] is not None:
+        mha.multi_head_attention(tokens, heads, kv_heads=kv_heads, context=state["context"], **weights)
+        mha.multi_head_attention(tokens, 1, context=state["context"])

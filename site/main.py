@@ -360,7 +360,7 @@ def on_click(event):
 
 # --- the link, and the code cells ----------------------------------------------------
 
-def open_link(text, quiet_if_empty=True):
+def open_link(text):
     """Apply a URL fragment's state; a malformed one is ignored with a notice."""
     if text in ("", "#"):
         say("fragment-notice", "")
@@ -369,6 +369,7 @@ def open_link(text, quiet_if_empty=True):
         return False  # a plain in-page link (#section-id), not figure state
     try:
         state = fragment.decode(text)
+        view = figure.compute({**STATE, **state})  # the state changes only once it can be drawn
     except ValueError as error:
         say("fragment-notice", str(error))
         return False
@@ -376,7 +377,7 @@ def open_link(text, quiet_if_empty=True):
     STATE.update(state)
     if len(state["tokens"][0]) > BIG_WIDTH:
         element("outputs-details").open = False
-    draw_everything(figure.compute(STATE), mark=False)
+    draw_everything(view, mark=False)
     return True
 
 

@@ -25,6 +25,7 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#t=1e309,1", "not a finite number"),
     ("#t=inf,1", "not a finite number"),
     ("#t=1e300,1e300", "too large"),
+    ("#t=1e200,0,0,1;0.9,0.1,1,0&x=0,0,0,0;0,0,0,0", "too large"),  # self-attention overflows, cross does not
     ("#t=1,2;3", "has 1 slots"),
     ("#t=", "empty"),
     ("#t=1_0,2", "characters"),
