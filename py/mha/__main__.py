@@ -7,14 +7,12 @@
 import argparse
 import sys
 
-from . import LESSON_HEADS, LESSON_TOKENS, multi_head_attention, parse_number, single_head_attention
+from . import LESSON_HEADS, LESSON_TOKENS, multi_head_attention, parse_tokens, single_head_attention
 
 
 def parse_token_text(text):
-    """'1,0,0,1; 0.9,0.1,1,0' -> [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]."""
-    rows = [row for row in text.split(";") if row.strip()]
-    return [[parse_number(x, f"token {t} slot {s}") for s, x in enumerate(row.split(","))]
-            for t, row in enumerate(rows)]
+    """'1,0,0,1; 0.9,0.1,1,0' -> [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]], checked as the page checks it."""
+    return parse_tokens([row.split(",") for row in text.split(";") if row.strip()])
 
 
 def format_rows(weights):

@@ -149,7 +149,7 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     #    MultiHeadResult does these when they are first read
     return MultiHeadResult(
         weights=weights,
-        head_slots=[(i * head_width, (i + 1) * head_width) for i in range(heads)],
+        head_slots=head_slots(width, heads),
         kv_head_of=kv_head_of,
         head_width=head_width,
         value_heads=v_heads,
