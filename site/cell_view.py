@@ -8,9 +8,11 @@ js, no pyscript, so the HTML a reader sees before Python loads is these trees.
 
 from pathlib import Path
 
+import cellrun
+
 CELLS_DIR = Path(__file__).resolve().parent / "cells"  # build time only: the browser reads the textarea
 CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
-TIME_LIMIT = 5.0  # seconds; cellrun stops a cell that runs longer
+TIME_LIMIT = cellrun.DEFAULT_LIMIT  # seconds; cellrun stops a cell that runs longer
 RUNS_HERE = "Runs in your browser: nothing you type or run leaves your machine."
 KEYS = ("Ctrl+Enter (\u2318+Enter) runs. Tab indents; Esc then Tab leaves the editor. "
         f"A cell stops itself after {TIME_LIMIT:g} s.")

@@ -29,7 +29,6 @@ CROSS_TABLES_ID = "cross-tables"
 KV_SHARING_ID = "fig-kv-sharing"  # key/value heads picker and who shares what (section 7)
 KV_CACHE_ID = "fig-kv-cache"      # the cache calculator (section 7)
 KV_BILL_ID = "kv-bill"
-COMPETITION_ID = "fig-competition"  # distractors (section 8)
 COMPETITION_TABLE_ID = "competition-table"
 
 CROSS_SUFFIX = " cross-attention weights"  # cross tables: 'head 0 cross-attention weights'

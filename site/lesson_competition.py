@@ -67,7 +67,7 @@ def competition_figure(distractors, heads=COMPETITION_HEADS):
     head = header_row("head", ["no distractors", f"{distractors} distractors"])
     rows = [body_row(name, [_weight_cell(a), _weight_cell(b)])
             for name, a, b in zip(_head_names(heads), alone, now)]
-    caption = f"how much of token 0's attention lands on the relevant token 1, among {distractors + 2} tokens"
+    caption = f"how much of token 0's attention lands on the relevant token 1, among {len(competition_tokens(distractors))} tokens"
     return table("weight on the relevant token", caption, head, rows, "competition")
 
 

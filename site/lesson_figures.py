@@ -193,7 +193,7 @@ def _caption_parts(caption, changes):
     """[caption text, class]: ': moved' / ': unchanged' once there is something to compare with."""
     if changes is None:
         return [caption, ""]
-    moved = any(any(row) for row in changes)
+    moved, _ = mha.largest_change(changes)
     return [caption + (": moved" if moved else ": unchanged"), "moved" if moved else ""]
 
 
@@ -242,11 +242,10 @@ def moved_summary(result, wide, previous):
         if changes is None:
             items.append(["li", classes(band), f"{label}: new shape, nothing to compare with"])
             continue
-        moved = [c for row in changes for c in row if c]
+        moved, largest = mha.largest_change(changes)
         if moved:
-            largest = max(moved, key=abs)
             items.append(["li", classes(band, "moved"), ["strong", {}, f"{label}: moved"],
-                          f", {len(moved)} weight{'s' if len(moved) != 1 else ''}, largest change {signed(largest)}"])
+                          f", {moved} weight{'s' if moved != 1 else ''}, largest change {signed(largest)}"])
         else:
             items.append(["li", classes(band), f"{label}: unchanged"])
     return ["ul", {"class": "moved-summary"}, *items]

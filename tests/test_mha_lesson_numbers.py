@@ -81,11 +81,13 @@ def test_lesson_constants_are_the_lesson_tokens():
 
 
 def test_concat_of_identity_heads_is_the_weighted_values():
-    """With identity projections, head 0's output for token 0 is 0.51767 k0 + 0.48233 k1 on slots 0-1."""
+    """Head 0, token 0: 0.517670 [1, 0] + 0.482330 [0.9, 0.1] = [0.951767, 0.048233] on slots 0-1;
+    head 1, token 0: 0.669762 [0, 1] + 0.330238 [1, 0] = [0.330238, 0.669762] on slots 2-3."""
     result = mha.multi_head_attention(TOKENS, 2)
-    w = result.weights[0][0]
-    assert result.head_outputs[0][0] == pytest.approx([w[0] * 1.0 + w[1] * 0.9, w[1] * 0.1], abs=1e-15)
-    assert result.concat[0][:2] == result.head_outputs[0][0]
+    concat = [[0.951767, 0.048233, 0.330238, 0.669762],
+              [0.951414, 0.048586, 0.669762, 0.330238]]
+    assert result.head_outputs[0] == [pytest.approx(row[:2], abs=1e-6) for row in concat]
+    assert result.concat == [pytest.approx(row, abs=1e-6) for row in concat]
     assert result.outputs == result.concat  # w_o = identity
 
 
@@ -134,3 +136,13 @@ def test_weight_changes_mark_only_head_one_in_the_exercise():
     assert [round(d, 4) for d in moved[0]] == [-0.1698, 0.1698]
     assert mha.weight_changes([[0.5, 0.5]], [[0.50004, 0.49996]]) == [[0.0, 0.0]]
     assert mha.weight_changes([[1.0]], [[0.5, 0.5]]) is None
+
+
+def test_largest_change_counts_and_keeps_the_sign():
+    """Section 4's head 1: four weights move by 0.1698, the first of them down."""
+    changes = mha.weight_changes(mha.multi_head_attention(TOKENS, 2).weights[1],
+                                 mha.multi_head_attention(EXERCISE, 2).weights[1])
+    moved, largest = mha.largest_change(changes)
+    assert (moved, round(largest, 4)) == (4, -0.1698)
+    assert mha.largest_change([[0.0, 0.0]]) == (0, 0.0)
+    assert mha.largest_change([[0.1, -0.3], [0.2, 0.0]]) == (3, -0.3)

@@ -17,7 +17,7 @@ Only the standard library (``math``, ``random``) is used, so the same code
 runs in CPython, in the browser through Pyodide, and in the tests.
 """
 
-from .softmax import entropy, softmax, weight_changes
+from .softmax import entropy, largest_change, softmax, weight_changes
 from .attention import attention, causal_mask
 from .heads import (
     MultiHeadResult,
@@ -35,7 +35,7 @@ from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_token
 from .lesson import EXERCISE_TOKENS, LESSON_HEADS, LESSON_TOKENS
 
 __all__ = [
-    "softmax", "entropy", "weight_changes", "head_choices", "kv_head_choices", "attention", "causal_mask",
+    "softmax", "entropy", "weight_changes", "largest_change", "head_choices", "kv_head_choices", "attention", "causal_mask",
     "MultiHeadResult", "head_slots", "merge_heads", "multi_head_attention",
     "single_head_attention", "split_heads", "project", "random_projections",
     "MODEL_SHAPES", "KVCacheBill", "ModelShape", "format_bytes", "kv_cache_bill",

@@ -40,6 +40,12 @@ def entropy(weights):
     return -sum(p * math.log2(p) for p in weights if p > 0) + 0.0
 
 
+def largest_change(changes):
+    """(how many weights moved, the largest move with its sign) of a weight_changes table; (0, 0.0) if none."""
+    moved = [c for row in changes for c in row if c]
+    return len(moved), max(moved, key=abs, default=0.0)
+
+
 def weight_changes(before, after, threshold=0.00005):
     """after - before for each weight of two same-shaped tables (rows of floats).
 
