@@ -195,10 +195,6 @@ def test_if_python_fails_the_code_stays_readable_and_says_why_run_is_off(page, s
     expect(run_button(page, "two_heads")).to_be_disabled()
 
 
-PLACEHOLDER_SHOW = "(placeholder until the lesson page lands)" in (CELLS.parent / "main.py").read_text()
-
-
-@pytest.mark.xfail(PLACEHOLDER_SHOW, reason="main.py's show_tokens is still a placeholder", strict=True)
 def test_show_puts_tokens_into_the_live_figure(page, site_url):
     """show(tokens) from a cell redraws the figure; bad tokens give the page's sentence as a cell error."""
     page.goto(site_url)
@@ -243,10 +239,6 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     assert widest <= 375
 
 
-FIGURE_TOKENS_OFFERED = "figure_tokens=" in (CELLS.parent / "main.py").read_text()
-
-
-@pytest.mark.skipif(not FIGURE_TOKENS_OFFERED, reason="main.py does not pass figure_tokens to cells_glue.setup yet")
 def test_a_cell_reads_the_figures_tokens(page, site_url):
     """The other direction: figure_tokens() in a cell returns the tokens the reader typed into the figure."""
     page.goto(site_url)
@@ -256,7 +248,6 @@ def test_a_cell_reads_the_figures_tokens(page, site_url):
     expect(output(page, "two_heads")).to_have_text("[[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 0.0]]")
 
 
-@pytest.mark.skipif(not FIGURE_TOKENS_OFFERED, reason="main.py does not pass figure_tokens to cells_glue.setup yet")
 def test_figure_to_cell_and_back(page, site_url):
     """The one_head cell's commented line, uncommented: it reads the figure's tokens, prints, and shows them back."""
     page.goto(site_url)

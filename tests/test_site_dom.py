@@ -2,6 +2,8 @@
 
 import json
 
+import re
+
 import pytest
 
 import dom
@@ -9,14 +11,14 @@ import dom
 # --- test data ---------------------------------------------------------------
 
 HOSTILE_TEXT = '<img src=x onerror="alert(1)">&'
-BAD_NODES = [  # (node, why it is refused)
-    (["script", {}, "alert(1)"], "a script tag"),
-    (["div", {"onclick": "alert(1)"}], "an event handler attribute"),
-    (["div", {"style": "color: red"}], "an inline style (colours are classes)"),
-    (["div", {'x" onload="y': "1"}], "an attribute name with quotes"),
-    (["input", {}, "text"], "children in a void element"),
-    (["div", {"title": ["a"]}], "a non-scalar attribute value"),
-    (["div"], "a node without attributes"),
+BAD_NODES = [  # (node, the words of dom.check's refusal)
+    (["script", {}, "alert(1)"], "tag 'script' is not allowed"),               # a script tag
+    (["div", {"onclick": "alert(1)"}], "attribute 'onclick' is not allowed"),  # an event handler
+    (["div", {"style": "color: red"}], "attribute 'style' is not allowed"),    # colours are classes
+    (["div", {'x" onload="y': "1"}], "is not allowed in a figure"),           # a name with quotes
+    (["input", {}, "text"], "<input> cannot have children"),                  # a void element
+    (["div", {"title": ["a"]}], "attribute 'title' has a list value"),         # not a scalar
+    (["div"], "not a node"),                                                  # no attributes
 ]
 
 
@@ -34,9 +36,9 @@ def test_void_and_boolean_attributes():
     assert dom.to_html(node) == '<input type="text" readonly value="1.0">'
 
 
-@pytest.mark.parametrize("node, why", BAD_NODES)
-def test_refuses(node, why):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("node, refusal", BAD_NODES)
+def test_refuses(node, refusal):
+    with pytest.raises(ValueError, match=re.escape(refusal)):
         dom.to_json([node])
 
 

@@ -33,8 +33,3 @@ def test_weight_bucket_text_is_readable(bucket):
 
 def test_buckets_split_the_unit_interval():
     assert [weight_class(w) for w in (0.0, 0.0999, 0.1, 0.5177, 0.9, 1.0)] == ["w0", "w0", "w1", "w5", "w9", "w9"]
-
-
-def test_no_inline_styles_anywhere_in_the_page_source():
-    page = (Path(__file__).resolve().parent.parent / "site" / "index.html").read_text()
-    assert "style=" not in page
