@@ -155,18 +155,10 @@ def resized(rows, width):
     return [(row + [0.0] * width)[:width] for row in rows]
 
 
-def fitted_heads(width, heads, kv_heads):
-    """Heads and key/value heads that divide: kept when they do, else the nearest smaller divisor."""
-    new_heads = max(h for h in mha.head_choices(width) if h <= heads) if width % heads else heads
-    plain = kv_heads == heads
-    new_kv = new_heads if plain else max(g for g in mha.kv_head_choices(new_heads) if g <= kv_heads)
-    return new_heads, new_kv
-
-
 def sized(tokens):
     """The state's changes for new tokens, maybe of a new width (context and heads fitted to it)."""
     width = len(tokens[0])
-    heads, kv = fitted_heads(width, STATE["heads"], STATE["kv_heads"])
+    heads, kv = mha.fit_heads(width, STATE["heads"], STATE["kv_heads"])
     context = STATE["context"]
     return {"tokens": tokens, "heads": heads, "kv_heads": kv,
             "context": None if context is None else resized(context, width)}
@@ -214,9 +206,8 @@ def on_width(target):
 
 
 def on_heads(target):
-    heads = int(target.value)
-    kv = heads if STATE["kv_heads"] == STATE["heads"] else max(
-        g for g in mha.kv_head_choices(heads) if g <= STATE["kv_heads"])
+    width = len(STATE["tokens"][0])
+    heads, kv = mha.fit_heads(width, STATE["heads"], STATE["kv_heads"], wanted=int(target.value))
     view = change("grid-error", heads=heads, kv_heads=kv)
     if view is not None:
         draw_structure(view)

@@ -146,3 +146,19 @@ def test_largest_change_counts_and_keeps_the_sign():
     assert (moved, round(largest, 4)) == (4, -0.1698)
     assert mha.largest_change([[0.0, 0.0]]) == (0, 0.0)
     assert mha.largest_change([[0.1, -0.3], [0.2, 0.0]]) == (3, -0.3)
+
+
+@pytest.mark.parametrize("width, heads, kv_heads, wanted, expected", [
+    (8, 4, 4, None, (4, 4)),    # 4 still divides 8: nothing changes
+    (6, 4, 4, None, (3, 3)),    # 4 does not divide 6: the largest divisor below it, and plain stays plain
+    (6, 4, 2, None, (3, 1)),    # grouped: the largest divisor of 3 that is at most 2
+    (16, 4, 2, 8, (8, 2)),      # a chosen head count keeps the 2 shared key/value heads
+    (16, 4, 4, 8, (8, 8)),      # plain multi-head follows the new head count
+])
+def test_fit_heads_changes_as_little_as_it_can(width, heads, kv_heads, wanted, expected):
+    assert mha.fit_heads(width, heads, kv_heads, wanted) == expected
+
+
+def test_fit_heads_refuses_a_wanted_count_that_does_not_divide():
+    with pytest.raises(ValueError, match="width 8 is not divisible by 3 heads"):
+        mha.fit_heads(8, 2, 2, wanted=3)

@@ -21,6 +21,7 @@ from .softmax import entropy, largest_change, softmax, weight_changes
 from .attention import attention, causal_mask
 from .heads import (
     MultiHeadResult,
+    fit_heads,
     head_choices,
     head_slots,
     kv_head_choices,
@@ -35,7 +36,7 @@ from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_token
 from .lesson import EXERCISE_TOKENS, LESSON_HEADS, LESSON_TOKENS
 
 __all__ = [
-    "softmax", "entropy", "weight_changes", "largest_change", "head_choices", "kv_head_choices", "attention", "causal_mask",
+    "softmax", "entropy", "weight_changes", "largest_change", "head_choices", "kv_head_choices", "fit_heads", "attention", "causal_mask",
     "MultiHeadResult", "head_slots", "merge_heads", "multi_head_attention",
     "single_head_attention", "split_heads", "project", "random_projections",
     "MODEL_SHAPES", "KVCacheBill", "ModelShape", "format_bytes", "kv_cache_bill",

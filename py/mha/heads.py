@@ -76,6 +76,21 @@ def kv_head_choices(heads):
     return head_choices(heads)
 
 
+def fit_heads(width, heads, kv_heads, wanted=None):
+    """(heads, kv_heads) that divide evenly at `width`, changed as little as possible.
+
+    Query heads: `wanted` if given, else `heads` kept when it divides width, else the
+    largest divisor of width below it. Key/value heads: as many as the query heads
+    when they were (plain multi-head stays plain), else the largest divisor of the
+    new head count that is at most kv_heads.
+    """
+    new = wanted if wanted is not None else max(h for h in head_choices(width) if h <= heads)
+    check_heads(width, new)
+    if kv_heads == heads:
+        return new, new
+    return new, max(g for g in kv_head_choices(new) if g <= kv_heads)
+
+
 def split_heads(vectors, heads):
     """(n, d) -> (heads, n, d / heads): head i gets slots [i * hw, (i + 1) * hw)."""
     width = check_matrix("vector", vectors)
