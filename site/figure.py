@@ -12,6 +12,7 @@ from typing import NamedTuple
 import fragment
 import lesson_figures as lf
 import mha
+from lesson_trees import count_select
 
 # Element ids: the contract with index.html, main.py and the browser tests.
 SIZE_ID = "fig-size"            # width and heads pickers (section 2)
@@ -141,7 +142,7 @@ def kv_sharing(view):
     """Query heads (the same choice as section 2's), key/value heads, and who shares what."""
     heads_ = len(view.result.kv_head_of)
     width = view.result.width
-    return [lf.count_select("sharing-heads", "query heads in the figure", mha.head_choices(width), heads_), " ",
+    return [count_select("sharing-heads", "query heads in the figure", mha.head_choices(width), heads_), " ",
             lf.kv_heads_picker(heads_, len(set(view.result.kv_head_of))), lf.sharing_diagram(view.result.kv_head_of)]
 
 

@@ -9,7 +9,7 @@ lesson_competition and are re-exported here, so the page imports one module.
 """
 
 import mha
-from lesson_trees import (band_class, body_row, classes, fixed, header_row, joined, number_cell,
+from lesson_trees import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_cell,
                           number_text, signed, slot_range, table, weight_class)
 from lesson_kv import (kv_cache_fields, kv_cache_readout, kv_cache_table, kv_heads_picker,  # noqa: F401
                        model_select, read_kv_fields, sharing_diagram)
@@ -86,13 +86,6 @@ def width_picker(width):
 def heads_picker(width, heads):
     """<select id='heads'> offering every head count that divides the width (mha.head_choices)."""
     return count_select("heads", "heads", mha.head_choices(width), heads)
-
-
-def count_select(element_id, label, choices, selected):
-    """<label>label <select id=element_id>whole numbers, `selected` chosen</select></label>."""
-    options = [["option", {"value": str(c), **({"selected": "selected"} if c == selected else {})}, str(c)]
-               for c in choices]
-    return ["label", {"class": "control"}, label, " ", ["select", {"id": element_id}, *options]]
 
 
 def _slot_bands(width, heads):

@@ -5,7 +5,7 @@ this module only arranges them.
 """
 
 import mha
-from lesson_trees import band_class, body_row, classes, header_row, joined, number_text, table
+from lesson_trees import band_class, body_row, classes, count_select, header_row, joined, number_text, table
 
 SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a model
 
@@ -14,9 +14,7 @@ SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a 
 
 def kv_heads_picker(heads, kv_heads):
     """<select id='kv-heads'> labelled 'key/value heads', offering mha.kv_head_choices(heads)."""
-    options = [["option", {"value": str(g), **({"selected": "selected"} if g == kv_heads else {})}, str(g)]
-               for g in mha.kv_head_choices(heads)]
-    return ["label", {"class": "control"}, "key/value heads", " ", ["select", {"id": "kv-heads"}, *options]]
+    return count_select("kv-heads", "key/value heads", mha.kv_head_choices(heads), kv_heads)
 
 
 def sharing_name(heads, kv_heads):

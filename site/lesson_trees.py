@@ -70,3 +70,10 @@ def joined(items, separator):
 def slot_range(start, stop):
     """(2, 4) -> 'slots 2-3'; (2, 3) -> 'slot 2'."""
     return f"slot {start}" if stop - start == 1 else f"slots {start}-{stop - 1}"
+
+
+def count_select(element_id, label, choices, selected):
+    """<label>label <select id=element_id>whole numbers, `selected` chosen</select></label>."""
+    options = [["option", {"value": str(c), **({"selected": "selected"} if c == selected else {})}, str(c)]
+               for c in choices]
+    return ["label", {"class": "control"}, label, " ", ["select", {"id": element_id}, *options]]
