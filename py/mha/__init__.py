@@ -18,7 +18,7 @@ runs in CPython, in the browser through Pyodide, and in the tests.
 """
 
 from .softmax import entropy, largest_change, softmax, weight_changes
-from .attention import attention, causal_mask
+from .attention import attention, attention_weights, causal_mask, weighted_sum
 from .heads import (
     MultiHeadResult,
     fit_heads,
@@ -30,13 +30,13 @@ from .heads import (
     single_head_attention,
     split_heads,
 )
-from .projections import project, random_projections
+from .projections import matmul, project, random_projections
 from .kv_cache import MODEL_SHAPES, KVCacheBill, ModelShape, format_bytes, kv_cache_bill, kv_cache_bytes
 from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_tokens
 from .lesson import EXERCISE_TOKENS, LESSON_HEADS, LESSON_TOKENS
 
 __all__ = [
-    "softmax", "entropy", "weight_changes", "largest_change", "head_choices", "kv_head_choices", "fit_heads", "attention", "causal_mask",
+    "softmax", "entropy", "weight_changes", "largest_change", "head_choices", "kv_head_choices", "fit_heads", "attention", "attention_weights", "weighted_sum", "causal_mask", "matmul",
     "MultiHeadResult", "head_slots", "merge_heads", "multi_head_attention",
     "single_head_attention", "split_heads", "project", "random_projections",
     "MODEL_SHAPES", "KVCacheBill", "ModelShape", "format_bytes", "kv_cache_bill",

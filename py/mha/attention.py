@@ -35,17 +35,16 @@ def attention(queries, keys, values, mask=None):
     if len(values) != len(keys):
         raise ValueError(f"{len(keys)} keys but {len(values)} values")
     _check_mask(mask, len(queries), len(keys))
-    return _attend(queries, keys, values, mask)
+    weights = attention_weights(queries, keys, mask)
+    return weighted_sum(weights, values), weights
 
 
-def _attend(queries, keys, values, mask):
-    """attention() without the input checks, for callers that checked already."""
-    weights = _weights(queries, keys, mask)
-    return _weighted_sum(weights, values), weights
+def attention_weights(queries, keys, mask=None):
+    """softmax(q k^T / sqrt(key width) + mask): n softmax rows of m floats.
 
-
-def _weights(queries, keys, mask):
-    """softmax(q k^T / sqrt(key width) + mask): n softmax rows of m floats."""
+    The first half of attention(), for inputs already checked (multi_head_attention
+    checks its tokens once, then calls this per head).
+    """
     scale = 1.0 / math.sqrt(len(keys[0]))
     weights = []
     for i, q in enumerate(queries):
@@ -56,8 +55,11 @@ def _weights(queries, keys, mask):
     return weights
 
 
-def _weighted_sum(weights, values):
-    """weights @ values: each query's mix of the value vectors, n lists of v floats."""
+def weighted_sum(weights, values):
+    """weights @ values: each query's mix of the value vectors, n lists of v floats.
+
+    The second half of attention(); raises ValueError if a sum overflows.
+    """
     columns = list(zip(*values))
     outputs = [[dot(row, col) for col in columns] for row in weights]
     check_finite_result("attention output", outputs)

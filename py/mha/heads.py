@@ -7,7 +7,7 @@ mask are all arguments of the one function below, not copies of it.
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .attention import _weighted_sum, _weights, causal_mask
+from .attention import attention_weights, causal_mask, weighted_sum
 from .checks import check_count, check_matrix
 from .projections import check_weight, matmul
 
@@ -16,12 +16,15 @@ from .projections import check_weight, matmul
 class MultiHeadResult:
     """What multi_head_attention computed, step by step.
 
-    weights: heads x n x m softmax rows; head_slots: per query head, the
-    (start, stop) slots it reads; kv_head_of: per query head, the key/value
-    head it shares. The outputs are computed when first read, so a figure that
-    shows only the weights never pays for them:
-    head_outputs: heads x n x head_width (weights @ values, per head);
-    concat: n x d (before w_o); outputs: n x d (after w_o).
+    Computed at once: weights, heads x n x m softmax rows; head_slots, per
+    query head the (start, stop) slots it reads in the simple split;
+    kv_head_of, per query head the key/value head it shares.
+
+    Computed when first read (step 4 of the recipe), then kept: a figure that
+    draws only the weights never pays for them, and an overflow in them raises
+    ValueError at that read.
+    head_outputs: heads x n x head_width, each head's weights @ its values;
+    concat: n x d, the head outputs side by side; outputs: n x d, concat @ w_o.
     """
 
     weights: list
@@ -30,6 +33,7 @@ class MultiHeadResult:
     head_width: int
     value_heads: list = field(repr=False)  # kv_heads x m x head_width
     w_o: object = field(default=None, repr=False)
+    project: object = field(default=matmul, repr=False)
 
     @property
     def width(self):
@@ -39,7 +43,7 @@ class MultiHeadResult:
     @cached_property
     def head_outputs(self):
         """Per query head, its weights times the values of the key/value head it shares."""
-        return [_weighted_sum(w, self.value_heads[g]) for w, g in zip(self.weights, self.kv_head_of)]
+        return [weighted_sum(w, self.value_heads[g]) for w, g in zip(self.weights, self.kv_head_of)]
 
     @cached_property
     def concat(self):
@@ -49,7 +53,7 @@ class MultiHeadResult:
     @cached_property
     def outputs(self):
         """concat @ w_o (the concat itself when w_o is the identity)."""
-        return self.concat if self.w_o is None else matmul(self.concat, self.w_o)
+        return self.concat if self.w_o is None else self.project(self.concat, self.w_o)
 
     def __eq__(self, other):
         if not isinstance(other, MultiHeadResult):
@@ -121,7 +125,7 @@ def check_heads(width, heads, kv_heads=None):
 
 
 def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=False,
-                         w_q=None, w_k=None, w_v=None, w_o=None):
+                         w_q=None, w_k=None, w_v=None, w_o=None, project=matmul):
     """concat_i(attention(x w_q[i], c w_k[g(i)], c w_v[g(i)])) w_o; returns a MultiHeadResult.
 
     tokens: n lists of d floats; context: m lists of d floats (None: the tokens
@@ -129,8 +133,8 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     query head i shares key/value head g(i) = i // (heads / kv_heads).
     w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width); None = identity.
     causal: query i may attend only to positions j <= i.
-    The weights are computed here; the outputs when first read (see
-    MultiHeadResult), so an overflow in them raises ValueError at that read.
+    project(vectors, w): x @ W for checked inputs (mha.matmul); a caller that
+    projects the same rows again and again may pass one that remembers them.
     """
     width = check_matrix("token", tokens)
     source = tokens if context is None else context
@@ -146,30 +150,24 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
             check_weight(name, w, width, cols)
 
     # 1. project: (n, d) -> (n, d) queries; (m, d) -> (m, kv_heads * hw) keys and values
-    queries = tokens if w_q is None else matmul(tokens, w_q)
-    keys = _kv_identity(source, group, head_width) if w_k is None else matmul(source, w_k)
-    values = _kv_identity(source, group, head_width) if w_v is None else matmul(source, w_v)
+    queries = tokens if w_q is None else project(tokens, w_q)
+    keys = _kv_identity(source, group, head_width) if w_k is None else project(source, w_k)
+    values = _kv_identity(source, group, head_width) if w_v is None else project(source, w_v)
 
     # 2. split: (n, d) -> (heads, n, hw); (m, kv_heads * hw) -> (kv_heads, m, hw)
     q_heads = _split(queries, heads, head_width)
     k_heads = _split(keys, kv_heads, head_width)
     v_heads = _split(values, kv_heads, head_width)
 
-    # 3. attend, each query head with the key/value head its group shares
+    # 3. attend: each query head with the keys of the key/value head its group shares
     mask = causal_mask(len(tokens), len(source)) if causal else None
     kv_head_of = [i // group for i in range(heads)]
-    weights = [_weights(q_heads[i], k_heads[g], mask) for i, g in enumerate(kv_head_of)]
+    weights = [attention_weights(q_heads[i], k_heads[g], mask) for i, g in enumerate(kv_head_of)]
 
     # 4. weights @ values per head, concatenate (heads, n, hw) -> (n, d), mix with w_o:
-    #    MultiHeadResult does these when they are first read
-    return MultiHeadResult(
-        weights=weights,
-        head_slots=head_slots(width, heads),
-        kv_head_of=kv_head_of,
-        head_width=head_width,
-        value_heads=v_heads,
-        w_o=w_o,
-    )
+    #    MultiHeadResult computes these when they are first read
+    return MultiHeadResult(weights=weights, head_slots=head_slots(width, heads), kv_head_of=kv_head_of,
+                           head_width=head_width, value_heads=v_heads, w_o=w_o, project=project)
 
 
 def single_head_attention(tokens, *, context=None, causal=False):
