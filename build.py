@@ -12,6 +12,7 @@ import argparse
 import base64
 import hashlib
 import http.server
+import io
 import json
 import re
 import shutil
@@ -36,8 +37,13 @@ MICROPIP_VERSION = "0.11.1"  # the version pyodide-lock.json names
 MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"  # PyPI's wheel
 
-ENTRY = "main.py"  # the page's <script type="py">; every other site/*.py is shipped as an importable module
-PRERENDER = ("figure", "cell_view")  # modules whose prerender() fill index.html's <!--render:ID--> marks
+ENTRY = "page/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
+SITE_ARCHIVE = "site-modules.zip"
+CELL_SOURCES = "cells/sources"  # the code cells' text, pre-rendered into the page: not modules to import
+PRERENDER = ("figures", "cells.view")  # modules whose prerender() fill index.html's <!--render:ID--> marks
+EDITOR = ("cells/editor.mjs", "cells/editor.js")  # the cells' CodeMirror: its source, and its bundle in dist/
+EDITOR_NOTICE = ("/* The code cells' editor: CodeMirror 6, Lezer, style-mod, crelt, w3c-keyname (MIT, "
+                 "Marijn Haverbeke and others, https://codemirror.net), bundled by build.py */")
 SKIP = ("__pycache__", ".pyc")
 RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
@@ -103,18 +109,44 @@ def _micropip_wheel():
 
 
 def _copy_site(out):
-    """Everything in site/ but index.html (rendered later) and Python caches."""
+    """site/'s static files and the entry script; index.html is rendered later, the modules go in one archive."""
     for path in sorted(SITE.rglob("*")):
         relative = path.relative_to(SITE)
         if path.is_dir() or path.name == "index.html" or any(s in str(relative) for s in SKIP):
             continue
+        if path.suffix == ".py" and relative.as_posix() != ENTRY:
+            continue  # in _site_archive's zip (or, for the cell sources, pre-rendered into the page)
+        if relative.as_posix() == EDITOR[0]:
+            continue  # shipped bundled, by _bundle_editor
         (out / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, out / relative)
 
 
 def _site_modules():
-    """site/*.py other than the entry script: written into the browser's working directory by PyScript."""
-    return sorted(p.name for p in SITE.glob("*.py") if p.name != ENTRY)
+    """site/**/*.py but the entry script and the cell sources: the packages page, figures and cells."""
+    paths = (p.relative_to(SITE).as_posix() for p in SITE.rglob("*.py") if "__pycache__" not in p.parts)
+    return sorted(p for p in paths if p != ENTRY and not p.startswith(CELL_SOURCES + "/"))
+
+
+def _site_archive(out):
+    """The site's modules as one zip under modules/<sha256 prefix>/: one request instead of a dozen."""
+    data = _zip({name: (SITE / name).read_bytes() for name in _site_modules()})
+    return _content_addressed(out, "modules", SITE_ARCHIVE, data)
+
+
+def _bundle_editor(out):
+    """cells/editor.mjs with the CodeMirror it imports (pinned in package-lock.json) as one minified module.
+
+    esbuild (pinned too) is deterministic: the same sources give the same bytes. No source map.
+    """
+    source, target = SITE / EDITOR[0], out / EDITOR[1]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([str(NODE_MODULES / ".bin" / "esbuild"), str(source), "--bundle", "--format=esm",
+                           "--minify", "--target=es2020", "--charset=utf8", "--legal-comments=none",
+                           f"--banner:js={EDITOR_NOTICE}", "--log-level=warning", f"--outfile={target}"],
+                          cwd=ROOT)
+    if done.returncode:
+        sys.exit(f"esbuild could not bundle {source.relative_to(ROOT)} (see above)")
 
 
 def _copy_pyodide(out):
@@ -155,8 +187,8 @@ def _project():
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
-def _build_wheel(out):
-    """py/mha as a pure-Python wheel, by hand: METADATA, WHEEL, RECORD with sha256; deterministic."""
+def _build_wheel():
+    """py/mha as a pure-Python wheel, by hand: METADATA, WHEEL, RECORD with sha256; (file name, bytes), deterministic."""
     project = _project()
     name, version = project["name"], project["version"]
     dist_info = f"{name}-{version}.dist-info"
@@ -172,35 +204,43 @@ def _build_wheel(out):
               f"{len(data)}" for path, data in files.items()]
     files[f"{dist_info}/RECORD"] = ("\n".join(record + [f"{dist_info}/RECORD,,"]) + "\n").encode()
     wheel_name = f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(out / wheel_name, "w", zipfile.ZIP_DEFLATED) as wheel:
+    return wheel_name, _zip(files)
+
+
+def _zip(files):
+    """{path: bytes} as zip bytes, deterministic: fixed timestamps and modes, in the order given."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, data in files.items():
             info = zipfile.ZipInfo(path, WHEEL_TIME)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            wheel.writestr(info, data)
-    return wheel_name
+            archive.writestr(info, data)
+    return buffer.getvalue()
 
 
-def _content_addressed(out, wheel_name):
-    """Move the wheel to wheels/<sha256 prefix>/ and return its path: a changed wheel gets a new URL.
+def _content_addressed(out, folder, name, data):
+    """Write data to folder/<sha256 prefix>/name and return that path: changed bytes get a new URL.
 
-    PyScript keeps what micropip installed (a lock, in IndexedDB) keyed by the list of
-    package URLs, so a repeat visit skips micropip; a new URL per wheel means that cache
-    can never hand out an old mha after a rebuild.
+    So no cache (the browser's, a static host's) can hand out an old mha or old
+    page modules after a rebuild, and an unchanged file stays cached across deploys.
     """
-    data = (out / wheel_name).read_bytes()
-    folder = out / "wheels" / _sha256(data)[:16]
-    folder.mkdir(parents=True)
-    (out / wheel_name).rename(folder / wheel_name)
-    return f"wheels/{folder.name}/{wheel_name}"
+    target = out / folder / _sha256(data)[:16]
+    target.mkdir(parents=True)
+    (target / name).write_bytes(data)
+    return f"{folder}/{target.name}/{name}"
 
 
-def _write_config(out, wheel_path):
-    """The one PyScript config: the local interpreter (never the CDN default), mha, the site modules."""
+def _write_config(out, archives):
+    """The one PyScript config: the local interpreter (never the CDN default), then archives to unpack.
+
+    Each archive (mha's wheel, the site's modules) is unpacked into the working directory
+    ("./*"), so the page imports mha from its wheel without micropip on the way to ready.
+    cells/worker.mjs reads the same list to set up the cells' interpreter.
+    """
     config = {
         "interpreter": "./pyodide/pyodide.mjs",  # relative to this file's URL
-        "packages": [f"./{wheel_path}"],  # content-addressed: safe to let PyScript cache the install
-        "files": {f"./{name}": f"./{name}" for name in _site_modules()},
+        "files": {f"./{path}": "./*" for path in archives},
     }
     (out / "pyscript.json").write_text(json.dumps(config, indent=2) + "\n")
 
@@ -212,7 +252,7 @@ def _render_page(out):
             sys.path.insert(0, path)
     import importlib
 
-    import dom
+    from page import dom
 
     rendered = {}
     for module in PRERENDER:
@@ -241,10 +281,11 @@ def build(out_dir=DIST):
         shutil.rmtree(out)
     out.mkdir(parents=True)
     _copy_site(out)
+    _bundle_editor(out)
     _copy_pyodide(out)
     _copy_pyscript(out)
-    wheel_name = _build_wheel(out)
-    _write_config(out, _content_addressed(out, wheel_name))
+    wheel_name, wheel = _build_wheel()
+    _write_config(out, [_content_addressed(out, "wheels", wheel_name, wheel), _site_archive(out)])
     _render_page(out)
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
     files = [p for p in out.rglob("*") if p.is_file()]

@@ -147,12 +147,13 @@ def repeat_visit(browser, url):
 
 
 def large_fragment():
-    """16 tokens, width 64, 8 heads, learned projections, as a shared link would carry them."""
+    """16 tokens, width 64, 8 heads, random projections, as a shared link would carry them."""
     sys.path.insert(0, str(ROOT / "site"))
     sys.path.insert(0, str(ROOT / "py"))
-    import fragment
+    from page import fragment
+    from page import state as figure_state
 
-    state = fragment.default_state()
+    state = figure_state.default_state()
     state.update(tokens=[[round(((t * 7 + s * 3) % 11) / 5 - 1, 1) for s in range(64)] for t in range(16)],
                  heads=8, kv_heads=8, projections="random", seed=0)
     return "#" + fragment.encode(state)

@@ -1,9 +1,26 @@
-"""Shared fixtures. Browser tests: the built site on a loopback port under /lesson/, in Debian's chromium.
+"""Shared fixtures and helpers. tests/unit/: CPython only. tests/browser/: the built site in a browser.
 
-Every test that uses `page` fails if a request leaves the site's origin, or if a
-console error, a page error or a Python traceback shows up (tests that expect
-some errors name them with @pytest.mark.expected_console). Unit tests need none
-of this: playwright is only touched by the browser fixtures.
+Browser tests get the site built once, served on a loopback port under /lesson/,
+in Debian's chromium. Every page a test opens is guarded (Guard): the test fails
+if a request leaves the site's origin, or if a console error, a page error or a
+Python traceback shows up (tests that expect some errors name them with
+@pytest.mark.expected_console). Unit tests need none of this: playwright is only
+touched by the browser fixtures.
+
+The worked example every browser test checks, by hand. Tokens t0 = [1, 0, 0, 1],
+t1 = [0.9, 0.1, 1, 0]; head 0 reads slots 0-1, head 1 slots 2-3, each of width 2,
+so scores are divided by sqrt(2); the one wide head reads all 4 (divided by 2).
+A two-key softmax row is [s(x), 1 - s(x)] with s(x) = 1 / (1 + e^-x), x the gap.
+- head 0, row 0: t0.t0 = 1, t0.t1 = 0.9, gap 0.1/sqrt(2) = 0.0707 -> s = 0.5177
+  row 1: t1.t0 = 0.9, t1.t1 = 0.82, gap 0.08/sqrt(2) = 0.0566 -> 0.5141 on t0
+- head 1: [0, 1] against [1, 0]: dot 1 with itself, 0 with the other,
+  gap 1/sqrt(2) = 0.7071 -> 0.6698 on itself
+- one head, row 0: 2 vs 0.9, gap 1.1/2 = 0.55 -> 0.6341; row 1: 0.9 vs 1.82,
+  gap 0.92/2 = 0.46 -> 0.6130 on itself
+The exercise sets t1's time slots to t0's: t1 = [0.9, 0.1, 0, 1]. Head 1 then
+sees [0, 1] twice: gap 0, so 0.5 everywhere; head 0 reads slots 0-1, which did
+not change. One head: row 0, 2 vs 1.9, gap 0.05 -> 0.5125; row 1, 1.9 vs 1.82,
+gap 0.04 -> 0.5100 on t0.
 """
 
 import re
@@ -15,11 +32,26 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-for _path in (ROOT, ROOT / "site"):  # build.py, and the page's pure modules (dom, figure, ...)
+for _path in (ROOT, ROOT / "site"):  # build.py, and the page's pure packages (page, figures, cells)
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
 import build  # noqa: E402  (needs the path above)
+
+# --- the worked numbers (derived in the module docstring) ----------------------------
+
+WORKED = {
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
+    "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
+}
+EXERCISE_EDITS = {"token 1 slot 2": "0.0", "token 1 slot 3": "1.0"}
+EXERCISE = {
+    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
+    "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
+    "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
+}
+WASM = "**/pyodide.asm.wasm"
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's; playwright's own browser download is not reachable
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -56,35 +88,53 @@ def site_url(built_site):
     server.server_close()
 
 
+class Guard:
+    """Watches one page: requests that leave the site's origin (aborted), console and page errors, tracebacks."""
+
+    def __init__(self, page, site_url):
+        self.origin = urlsplit(site_url)[:2]
+        self.outside, self.errors = [], []
+        page.context.route("**/*", self.route)
+        page.on("console", self.on_console)
+        page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+
+    def route(self, route):
+        if urlsplit(route.request.url)[:2] == self.origin:
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def on_console(self, message):
+        if message.type == "error" or "Traceback" in message.text:
+            self.errors.append(f"console {message.type}: {message.text}")
+
+    def problems(self, allowed=()):
+        """What went wrong, less the console errors matching an allowed regex."""
+        patterns = [re.compile(p) for p in allowed]
+        unexpected = [e for e in self.errors if not any(p.search(e) for p in patterns)]
+        return [f"request left the origin: {url}" for url in self.outside] + unexpected
+
+
 @pytest.fixture
 def page(page, site_url, request):
     """pytest-playwright's page, guarded: no request may leave the origin, no error may reach the console."""
-    origin = urlsplit(site_url)[:2]
-    outside, errors = [], []
-
-    def guard(route):
-        url = route.request.url
-        if urlsplit(url)[:2] == origin:
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    def on_console(message):
-        if message.type == "error" or "Traceback" in message.text:
-            errors.append(f"console {message.type}: {message.text}")
-
-    page.context.route("**/*", guard)
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    guard = Guard(page, site_url)
     yield page
-
     marker = request.node.get_closest_marker("expected_console")
-    allowed = [re.compile(p) for p in (marker.args if marker else ())]
-    unexpected = [e for e in errors if not any(p.search(e) for p in allowed)]
-    problems = [f"request left the origin: {url}" for url in outside] + unexpected
+    problems = guard.problems(marker.args if marker else ())
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
+
+
+def open_page(browser, site_url, fragment="", **context_args):
+    """A fresh context and page, guarded, loaded and ready: for pages shared by a module's tests."""
+    context = browser.new_context(**context_args)
+    page = context.new_page()
+    guard = Guard(page, site_url)
+    page.goto(site_url + fragment)
+    wait_ready(page)
+    return page, guard
 
 
 def wait_ready(page):
@@ -94,13 +144,21 @@ def wait_ready(page):
     expect(page.locator("body")).to_have_attribute("data-python", "ready", timeout=READY_TIMEOUT_MS)
 
 
+def wait_cells_ready(page):
+    """Block until the cells' own Python (a worker, started after the page's) is ready: body data-cells="ready"."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=READY_TIMEOUT_MS)
+
+
 class HeldRequest:
     """Hold back every request for one file until release(): Python stays 'loading' meanwhile."""
 
     def __init__(self, page, pattern):
         self.routes = []
-        self.page = page
-        page.route(pattern, lambda route: self.routes.append(route))
+        self.page, self.pattern = page, pattern
+        self.handler = lambda route: self.routes.append(route)
+        page.route(pattern, self.handler)
 
     def release(self):
         # The request event can reach the test before the route handler has run: let playwright
@@ -113,9 +171,32 @@ class HeldRequest:
         for route in self.routes:
             route.continue_()
         self.routes.clear()
+        self.page.unroute(self.pattern, self.handler)  # later requests (the cells' worker) go straight through
 
 
 @pytest.fixture
 def hold():
     """hold(page, "**/pyodide.asm.wasm") -> HeldRequest; release it to let start-up go on."""
     return HeldRequest
+
+
+# --- reading the page ------------------------------------------------------------------
+
+def field(page, token, slot, label="token"):
+    """A grid's field, by its accessible name ('token 1 slot 2')."""
+    return page.get_by_role("textbox", name=f"{label} {token} slot {slot}", exact=True)
+
+
+def weights_table(page, label):
+    return page.get_by_role("table", name=label, exact=True)
+
+
+def expect_tables(page, tables):
+    """Each named table's body has exactly these rows of printed cells."""
+    from playwright.sync_api import expect
+
+    for label, rows in tables.items():
+        body = weights_table(page, label).locator("tbody tr")
+        expect(body).to_have_count(len(rows))
+        for q, row in enumerate(rows):
+            expect(body.nth(q).locator("td")).to_have_text(row)

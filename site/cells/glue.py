@@ -1,32 +1,33 @@
-"""Code cells' PyScript glue: Run, Reset and the editor keys, wired to cellrun and drawn by cell_view.
+"""Code cells' glue on the page: Run, Stop, Reset and the editor keys; the code runs in a worker.
 
-Cells run in the page's own interpreter (the one drawing the figures), so the
-first Run answers at once and show(tokens) reaches the live figure. Every cell
-is found by its [data-cell] container; its original code is the pre-rendered
-<textarea>'s defaultValue, so edits typed while Python loaded are kept.
+The cells have a Python of their own in a Web Worker (cells/worker.mjs and
+cells/worker.py), started in the background once the page's Python is ready.
+The page's interpreter, which draws the figures, never runs a reader's code.
+A run that passes the time limit, or whose Stop is pressed, ends by terminating
+the worker; a fresh one starts at once. One run at a time: a Run pressed
+meanwhile waits its turn. Every cell is found by its [data-cell] container;
+its original code is the pre-rendered <textarea>'s defaultValue, and its code now
+is the textarea's value, which the CodeMirror editor over it (cells/editor.mjs)
+keeps up to date. The keys below serve the bare textarea, when that editor is not up.
 """
 
-import os
-import sys
-import time
+import json
 
-from pyodide.ffi import create_once_callable, create_proxy
+from pyodide.ffi import create_proxy, to_js
 from pyscript import document, window
 
-import cell_view
-import cellrun
-import dom
+from cells import view as cell_view
+from page import dom
 
 INDENT = "    "
 MODIFIERS = ("Shift", "Control", "Alt", "Meta")
-# Modules whose globals a cell may not change for good (cellrun restores them after each run);
-# setup() adds every module of the page's own (site/*.py, PyScript's working directory).
-LIBRARIES = ("mha", "math", "json", "builtins")
+WORKER_URL = "./cells/worker.mjs"
 
-_page = {"show": None, "figure_tokens": None, "protect": LIBRARIES}
-_escaped = set()  # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
-_busy_until = {"ms": 0.0}  # performance.now() when the last run ended: clicks queued during it are dropped
-_pending = set()  # cells asked to run whose run has not ended yet
+_page = {"show": None, "figure": None}  # the page's callbacks (setup)
+_worker = {"js": None, "ready": False, "failed": None, "onmessage": None, "onerror": None}
+_run = {"id": 0, "name": None, "started": 0.0, "timer": None}  # the run on now (name None: none)
+_queue = []        # cell names whose Run waits for the worker or for the run on now
+_escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
 
 
 def draw(element_id, children):
@@ -34,68 +35,144 @@ def draw(element_id, children):
     window.mhaDraw(element_id, dom.to_json(children))
 
 
-def _namespace(shown):
-    """The names a cell gets besides builtins: show(tokens) and, if the page offers it, figure_tokens()."""
+def _say(name, sentence):
+    draw(cell_view.element_id(name, "status"), [sentence])
 
-    def show(tokens):
-        """Put tokens (a list of equal-length lists of numbers) into the live figure above."""
-        with cellrun.page_view():
-            _page["show"](tokens)
-        shown.append(len(tokens))
 
-    names = {"show": show}
-    if _page["figure_tokens"] is not None:
-        def figure_tokens():
-            """The live figure's tokens now: a list of lists of floats."""
-            with cellrun.page_view():
-                return _page["figure_tokens"]()
+def _button(name, action):
+    return document.querySelector(f'#{cell_view.element_id(name)} button[data-action="{action}"]')
 
-        names["figure_tokens"] = figure_tokens
-    return names
 
+# --- the worker ---------------------------------------------------------------------
+
+def start_worker():
+    """A fresh cells' interpreter in a worker; its files come from the HTTP cache the page filled."""
+    _worker.update(ready=False, failed=None)
+    _worker["js"] = window.Worker.new(WORKER_URL, to_js({"type": "module"}, dict_converter=window.Object.fromEntries))
+    _worker["js"].onmessage = _worker["onmessage"]
+    _worker["js"].onerror = _worker["onerror"]
+
+
+def on_worker_message(event):
+    message = event.data.to_py() if hasattr(event.data, "to_py") else event.data
+    kind = message["type"]
+    if kind == "ready":
+        _worker["ready"] = True
+        document.body.dataset.cells = "ready"
+        document.body.dataset.cellsReadyMs = str(round(window.performance.now()))
+        _next()
+    elif kind == "failed":
+        _worker["failed"] = message["reason"]
+        document.body.dataset.cells = "failed"
+        for name in list(_queue):
+            _queue.remove(name)
+            _say(name, f"{cell_view.NO_PYTHON}: {message['reason']}")
+    elif message.get("id") == _run["id"] and _run["name"] is not None:
+        if kind == "output":
+            draw(cell_view.element_id(_run["name"], "output"), cell_view.output(message["text"]))
+        elif kind == "show":
+            _show(json.loads(message["tokens"]))
+        elif kind == "done":
+            _finish(json.loads(message["result"]))
+
+
+def on_worker_error(event):
+    """The worker died (a crash in Python or WebAssembly): end the run on now, start a fresh worker."""
+    event.preventDefault()  # reported in the cell; not an uncaught error of the page
+    if _run["name"] is not None:
+        _stop("crash")
+    else:
+        start_worker()
+
+
+def _show(tokens):
+    """A cell's show(tokens), already through the gate in the worker: draw it in the live figure."""
+    try:
+        _page["show"](tokens)
+    except ValueError as error:  # the page's state moved on since Run: say so in the cell
+        draw(cell_view.element_id(_run["name"], "error"), cell_view.error(f"show() was refused: {error}"))
+
+
+# --- runs ---------------------------------------------------------------------------
 
 def request_run(name):
-    """Say 'Running...' and let the browser paint it, then run: a 5 s runaway is not a silent freeze."""
-    if name in _pending:
+    """Queue a run of the cell's code as it is when its turn comes."""
+    if name in _queue or name == _run["name"]:
         return
-    _pending.add(name)
+    _queue.append(name)
+    if _worker["failed"]:
+        _queue.remove(name)
+        _say(name, f"{cell_view.NO_PYTHON}: {_worker['failed']}")
+        return
+    _say(name, cell_view.QUEUED if _run["name"] else cell_view.WAITING_FOR_PYTHON)
+    _next()
+
+
+def _next():
+    """Start the first queued run, if the worker is ready and free."""
+    if not (_worker["ready"] and _queue and _run["name"] is None):
+        return
+    name = _queue.pop(0)
+    code = document.getElementById(cell_view.element_id(name, "code")).value
+    _run.update(id=_run["id"] + 1, name=name, started=window.performance.now())
+    _run["timer"] = window.setTimeout(_on_limit, round(cell_view.TIME_LIMIT * 1000))
+    _button(name, "stop").disabled = False
+    draw(cell_view.element_id(name, "output"), [])
+    draw(cell_view.element_id(name, "error"), [])
     _say(name, cell_view.RUNNING)
-    after_paint = create_once_callable(lambda: _run_now(name))
-    window.requestAnimationFrame(create_once_callable(lambda _time: window.setTimeout(after_paint, 0)))
+    _worker["js"].postMessage(to_js({"id": _run["id"], "code": code, "figure": _page["figure"]()},
+                                    dict_converter=window.Object.fromEntries))
 
 
-def _run_now(name):
-    try:
-        run(name)
-    finally:
-        _pending.discard(name)
-        _busy_until["ms"] = window.performance.now()
+def _end_run():
+    """Forget the run on now; returns (its cell name, its seconds)."""
+    name, seconds = _run["name"], (window.performance.now() - _run["started"]) / 1000
+    window.clearTimeout(_run["timer"])
+    _run.update(name=None, timer=None)
+    _button(name, "stop").disabled = True
+    return name, seconds
 
 
-def run(name):
-    """Run the cell's code as it is in the editor now; draw output, error and a status sentence."""
-    code = document.getElementById(cell_view.element_id(name, "code"))
-    shown = []
-    started = time.perf_counter()
-    out, error = cellrun.run_cell(code.value, _namespace(shown), cell_view.TIME_LIMIT, protect=_page["protect"])
-    took = time.perf_counter() - started
-    draw(cell_view.element_id(name, "output"), cell_view.output(out))
-    draw(cell_view.element_id(name, "error"), cell_view.error(error))
-    _say(name, cell_view.ran_status(took, error, sum(shown) if shown else None))
+def _finish(result):
+    name, _ = _end_run()
+    draw(cell_view.element_id(name, "output"), cell_view.output(result["out"]))
+    draw(cell_view.element_id(name, "error"), cell_view.error(result["error"]))
+    _say(name, cell_view.ran_status(result["seconds"], result["error"], result["shown"]))
+    _next()
+
+
+def _stop(why):
+    """End the run on now by terminating the worker ('limit', 'stop' or 'crash'); a fresh worker starts."""
+    _worker["js"].terminate()
+    name, seconds = _end_run()
+    error, status = cell_view.stopped(seconds, why)
+    draw(cell_view.element_id(name, "error"), cell_view.error(error))  # the output printed so far stays
+    _say(name, status)
+    start_worker()
+
+
+def _limit():
+    if _run["name"] is not None:
+        _stop("limit")
+
+
+_on_limit = create_proxy(_limit)
 
 
 def reset(name):
-    """Put the original code back (the textarea's pre-rendered text) and clear the output."""
+    """Put the original code back (the textarea's pre-rendered text) and clear the output.
+
+    The "input" event is cells/editor.mjs's contract: the code editor over the textarea takes its new text.
+    """
     code = document.getElementById(cell_view.element_id(name, "code"))
     code.value = code.defaultValue
+    code.dispatchEvent(window.Event.new("input"))
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
     _say(name, cell_view.RESET)
 
 
-def _say(name, sentence):
-    draw(cell_view.element_id(name, "status"), [sentence])
-
+# --- events ---------------------------------------------------------------------------
 
 def _cell_of(element):
     """The cell name of the [data-cell] container an event happened in."""
@@ -103,15 +180,21 @@ def _cell_of(element):
 
 
 def on_click(event):
-    """Run or Reset, for a click that was not queued while a cell was running."""
+    """Run, Stop or Reset."""
     button = event.target.closest("button[data-action]")
-    if button is None or button.disabled or event.timeStamp < _busy_until["ms"]:
+    if button is None or button.disabled:
         return
-    (request_run if button.dataset.action == "run" else reset)(_cell_of(button))
+    name, action = _cell_of(button), button.dataset.action
+    if action == "run":
+        request_run(name)
+    elif action == "stop" and _run["name"] == name:
+        _stop("stop")
+    elif action == "reset":
+        reset(name)
 
 
 def on_keydown(event):
-    """Ctrl/Cmd+Enter runs; Tab indents and Shift+Tab dedents, unless Esc came first (then they leave)."""
+    """Ctrl/Cmd+Enter or Shift+Enter runs; Tab indents and Shift+Tab dedents, unless Esc came first."""
     if event.key in MODIFIERS or not event.target.matches("textarea[data-cell-code]"):
         return  # Shift alone (the start of Shift+Tab) must not forget an Esc
     name = _cell_of(event.target)
@@ -119,10 +202,9 @@ def on_keydown(event):
     _escaped.discard(name)
     if event.key == "Escape":
         _escaped.add(name)
-    elif event.key == "Enter" and (event.ctrlKey or event.metaKey):
+    elif event.key == "Enter" and (event.ctrlKey or event.metaKey or event.shiftKey):
         event.preventDefault()
-        if event.timeStamp >= _busy_until["ms"]:
-            request_run(name)
+        request_run(name)
     elif event.key == "Tab" and not escaped and not (event.altKey or event.ctrlKey or event.metaKey):
         event.preventDefault()
         (_dedent if event.shiftKey else _indent)(event.target)
@@ -147,20 +229,15 @@ def _dedent(area):
         area.setRangeText("", start, start + spaces, "preserve")
 
 
-def _page_modules():
-    """Names of the loaded modules that are the page's own files (figure, dom, cells_glue, ...)."""
-    here = os.path.dirname(os.path.abspath(cell_view.__file__))
-    files = {name: getattr(module, "__file__", None) for name, module in list(sys.modules.items())}
-    return tuple(name for name, file in files.items() if file and os.path.dirname(os.path.abspath(file)) == here)
+def setup(show, figure):
+    """Wake every cell up and start the cells' worker in the background.
 
-
-def setup(show, figure_tokens=None):
-    """Wake every cell up: enable Run / Reset, listen for clicks and keys.
-
-    show(tokens) puts tokens into the live figure (or raises ValueError with a
-    sentence); figure_tokens(), if given, returns the figure's tokens to a cell.
+    show(tokens) puts tokens into the live figure (or raises ValueError);
+    figure() returns the figure's settings as JSON text, sent with each Run.
     """
-    _page.update(show=show, figure_tokens=figure_tokens, protect=LIBRARIES + _page_modules())
+    _page.update(show=show, figure=figure)
+    _worker.update(onmessage=create_proxy(on_worker_message), onerror=create_proxy(on_worker_error))
+    start_worker()
     for container in document.querySelectorAll("[data-cell]"):
         name = container.dataset.cell
         draw(cell_view.element_id(name, "bar"), cell_view.bar(name, ready=True))

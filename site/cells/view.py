@@ -1,4 +1,4 @@
-"""Code cells as dom trees: build.py pre-renders them, cells_glue.py redraws their parts live.
+"""Code cells as dom trees: build.py pre-renders them, cells/glue.py redraws their parts live.
 
 A cell is a labelled <textarea> (the code), a bar with Run and Reset, the
 printed <output> (aria-live) and a <pre> for the error (role="alert"). Ids follow
@@ -8,14 +8,12 @@ js, no pyscript, so the HTML a reader sees before Python loads is these trees.
 
 from pathlib import Path
 
-import cellrun
-
-CELLS_DIR = Path(__file__).resolve().parent / "cells"  # build time only: the browser reads the textarea
+SOURCES = Path(__file__).resolve().parent / "sources"  # build time only: the browser reads the textarea
 CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
-TIME_LIMIT = cellrun.DEFAULT_LIMIT  # seconds; cellrun stops a cell that runs longer
-RUNS_HERE = "Runs in your browser: nothing you type or run leaves your machine."
-KEYS = ("Ctrl+Enter (\u2318+Enter) runs. Tab indents; Esc then Tab leaves the editor. "
-        f"A cell stops itself after {TIME_LIMIT:g} s.")
+TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (cells/glue.py)
+RUNS_HERE = "Runs in your browser, in a Python of its own: nothing you type or run leaves your machine."
+KEYS = ("Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Tab indents; Esc then Tab leaves the editor. "
+        f"Stop, or {TIME_LIMIT:g} s, ends a run.")
 WAITING = "Run works once Python has started (see the progress at the top)."
 FAILED = "Python did not start, so this cell cannot run; its code is still here to read and copy."
 
@@ -36,8 +34,8 @@ def element_id(name, part=""):
 
 
 def source(name):
-    """The cell's original code, from site/cells/NAME.py (build time)."""
-    return (CELLS_DIR / f"{name}.py").read_text()
+    """The cell's original code, from site/cells/sources/NAME.py (build time)."""
+    return (SOURCES / f"{name}.py").read_text()
 
 
 def cell(name, code):
@@ -60,7 +58,7 @@ def cell(name, code):
 
 
 def bar(name, ready, status=""):
-    """Run and Reset (disabled until Python is ready), the key hint, and a status sentence."""
+    """Run, Stop (while a run is on) and Reset (disabled until Python is ready), the key hint, a status sentence."""
     off = not ready
     hints = ([["small", {"class": "cell-keys", "id": element_id(name, "keys")}, KEYS]] if ready else
              [["small", {"class": "cell-keys", "id": element_id(name, "keys")},
@@ -68,6 +66,8 @@ def bar(name, ready, status=""):
     return [
         ["button", {"type": "button", "class": "cell-run", "data-action": "run", "disabled": off,
                     "aria-label": f"Run cell: {title(name)}"}, "Run"],
+        ["button", {"type": "button", "class": "cell-stop", "data-action": "stop", "disabled": True,
+                    "aria-label": f"Stop cell: {title(name)}"}, "Stop"],
         ["button", {"type": "button", "class": "cell-reset", "data-action": "reset", "disabled": off,
                     "aria-label": f"Reset cell: {title(name)}"}, "Reset"],
         ["span", {"class": "cell-status", "id": element_id(name, "status"), "role": "status"}, status],
@@ -85,21 +85,39 @@ def error(text):
     return [text.rstrip("\n")] if text else []
 
 
+def took(seconds):
+    """0.0123 -> '12 ms', 2.5 -> '2.5 s'."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
 def ran_status(seconds, error, shown=None):
     """The sentence next to the buttons after a run: how long, how it ended, what show() sent."""
-    took = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
-    if error and error.startswith("stopped after"):
-        return f"Stopped after {took}: see why below."
-    ended = f"Failed after {took}: the traceback is below." if error else f"Ran in {took}."
+    ended = f"Failed after {took(seconds)}: the traceback is below." if error else f"Ran in {took(seconds)}."
     if shown is None:
         return ended
     return f"{ended} show() sent {shown} token{'s' if shown != 1 else ''} to the figure."
 
 
-RUNNING = f"Running\u2026 (a cell stops itself after {TIME_LIMIT:g} s)"
+def stopped(seconds, why):
+    """The error text and the status after the page ended a run: why, and that the next Run works.
+
+    why: 'limit' (the time limit), 'stop' (the Stop button) or 'crash' (the worker died).
+    """
+    reason = {"limit": f"it was still running after the {TIME_LIMIT:g} s limit",
+              "stop": "you pressed Stop",
+              "crash": "its Python crashed (out of memory or stack, most likely)"}[why]
+    error = (f"Stopped after {took(seconds)}: {reason}. The cells' Python has been restarted and your "
+             "code is still here: fix it and press Run again (a loop that never ends is the usual cause).")
+    return error, f"Stopped after {took(seconds)}: see why below."
+
+
+RUNNING = f"Running\u2026 (Stop, or {TIME_LIMIT:g} s, ends it)"
+WAITING_FOR_PYTHON = "Waiting for the cells' Python to start\u2026 (it loads in the background)"
+QUEUED = "Waiting for the running cell to finish\u2026"
+NO_PYTHON = "The cells' Python could not start"
 RESET = "Reset: the original code is back."
 
 
 def prerender():
-    """{mark id: children} for index.html's <!--render:cell-KEBAB--> marks, from site/cells/*.py."""
+    """{mark id: children} for index.html's <!--render:cell-KEBAB--> marks, from site/cells/sources/*.py."""
     return {element_id(name): cell(name, source(name)) for name in CELLS}

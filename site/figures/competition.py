@@ -9,7 +9,8 @@ softmax row's denominator.
 """
 
 import mha
-from lesson_trees import body_row, header_row, number_cell, table, weight_class
+from page.dom import body_row, header_row, number_cell, table, weight_class
+from page.state import MAX_DISTRACTORS
 
 QUERY = [1.0, -1.0, 1.0, -1.0]      # token 0: the query row we read
 RELEVANT = [3.0, 0.0, 2.0, 0.0]     # token 1: matches the query in both heads' slots (head 0 more)
@@ -19,13 +20,7 @@ DISTRACTORS = (                     # tokens 2..: near misses, cycled
     [1.0, 0.5, 1.0, 0.5],
 )
 COMPETITION_HEADS = 2
-MAX_DISTRACTORS = mha.MAX_TOKENS - 2
 CURVE_COUNTS = (0, 1, 2, 4, 8, 16, MAX_DISTRACTORS)
-
-
-def parse_distractors(text):
-    """The distractor count from a field's text: a whole number in [0, MAX_DISTRACTORS]."""
-    return mha.parse_count(text, "distractors", 0, MAX_DISTRACTORS)
 
 
 def distractor_input(distractors):

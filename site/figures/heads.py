@@ -1,20 +1,39 @@
-"""The lesson's figures as pure trees: token grid, head weight tables, legends, outputs.
+"""The head figures as pure trees: controls, token grid, head weight tables, legends, outputs.
 
 Every function takes numbers computed by ``mha`` (a MultiHeadResult, the one
-wide head's weights) and returns a tree ``[tag, {attr: value}, child, ...]``
-for ``dom.to_html`` (build time) or ``mhaDraw`` (run time). No math here:
-this module only reads results and prints them. Runs in CPython and Pyodide.
-The sharing/KV-cache and softmax-competition figures live in lesson_kv and
-lesson_competition and are re-exported here, so the page imports one module.
+wide head's weights) or the figure state, and returns a tree
+``[tag, {attr: value}, child, ...]`` for ``dom.to_html`` (build time) or
+``mhaDraw`` (run time). No math here: this module only reads results and
+prints them. Runs in CPython and Pyodide.
 """
 
 import mha
-from lesson_trees import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_cell,
-                          number_text, signed, slot_range, table, weight_class)
-from lesson_kv import (kv_cache_fields, kv_cache_readout, kv_cache_table, kv_heads_picker,  # noqa: F401
-                       model_select, read_kv_fields, sharing_diagram)
-from lesson_competition import (competition_curve, competition_figure, competition_tokens,  # noqa: F401
-                                distractor_input, parse_distractors, relevant_weights)
+from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_cell,
+                      number_text, select, signed, slot_range, table, weight_class)
+from page.state import button_rules
+
+# --- controls ----------------------------------------------------------------
+
+PROJECTIONS = (("identity", "identity slices"), ("random", "random projections (seeded)"))
+
+
+def options_controls(state):
+    """Projections (identity slices or seeded random), the seed, and the causal mask switch: children."""
+    causal = {"type": "checkbox", "id": "causal", **({"checked": "checked"} if state["causal"] else {})}
+    return [["label", {"class": "control"}, "projections ", select("projections", PROJECTIONS, state["projections"])],
+            " ",
+            ["label", {"class": "control"}, "seed ",
+             ["input", {"id": "seed", "type": "text", "inputmode": "numeric", "size": "10", "autocomplete": "off",
+                        "aria-describedby": "seed-error", "value": str(state["seed"])}]], " ",
+            ["label", {"class": "control"}, ["input", causal],
+             " causal mask (each token sees only itself and earlier tokens)"]]
+
+
+def cross_switch(state):
+    """The cross-attention switch (section 6): children."""
+    on = {"checked": "checked"} if state["context"] is not None else {}
+    return [["label", {"class": "control"}, ["input", {"type": "checkbox", "id": "cross", **on}],
+             " cross-attention: keys and values from a second sequence (the context)"]]
 
 # --- token grid ------------------------------------------------------------
 
@@ -50,16 +69,17 @@ def token_input(x, label, t, s):
 
 
 def token_buttons(count, label="token"):
-    """'add a token' / 'remove the last token' buttons, disabled at mha.MAX_TOKENS and at one token."""
+    """'add a token' / 'remove the last token' buttons, disabled as state.button_rules says."""
     kebab = label.replace(" ", "-")
-    add = {"type": "button", "id": f"add-{kebab}", "data-action": f"add-{kebab}"}
-    remove = {"type": "button", "id": f"remove-{kebab}", "data-action": f"remove-{kebab}"}
-    if count >= mha.MAX_TOKENS:
-        add["disabled"] = "disabled"
-    if count <= 1:
-        remove["disabled"] = "disabled"
+    add_off, remove_off, _ = button_rules(count)
+    add = {"type": "button", "id": f"add-{kebab}", "data-action": f"add-{kebab}", **_disabled(add_off)}
+    remove = {"type": "button", "id": f"remove-{kebab}", "data-action": f"remove-{kebab}", **_disabled(remove_off)}
     return ["div", {"class": "token-buttons"},
             ["button", add, f"add a {label}"], ["button", remove, f"remove the last {label}"]]
+
+
+def _disabled(off):
+    return {"disabled": "disabled"} if off else {}
 
 
 PRESETS = (  # (id, button text): section 4's presets
@@ -210,11 +230,6 @@ def weight_columns(weights, changes=None):
     moves = [c for row in changes for c in row]
     cells = [(_MOVED if c else _PLAIN)[b] for b, c in zip(buckets, moves)]
     return texts, cells, values, [f"{c:+.4f}" if c else "" for c in moves]
-
-
-def weight_cell(weight, change=None):
-    """<td class='num wK [moved]' data-value=repr(weight) [data-delta='+0.1698']>0.5000</td>."""
-    return weight_table([[weight]], "", "", None if change is None else [[change]])[4][2][3]
 
 
 def _entropy_text(weights):

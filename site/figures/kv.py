@@ -5,7 +5,8 @@ this module only arranges them.
 """
 
 import mha
-from lesson_trees import band_class, body_row, classes, count_select, header_row, joined, number_text, table
+from page.dom import band_class, body_row, classes, count_select, header_row, joined, number_text, select, table
+from page.state import CUSTOM_MODEL, MODEL_NAMES
 
 SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a model
 
@@ -44,11 +45,15 @@ def sharing_diagram(kv_head_of):
 # --- the KV-cache calculator -----------------------------------------------
 
 def model_select(selected=None):
-    """<select id='kv-model'> of mha.MODEL_SHAPES by name, then 'your own shape'."""
-    names = [shape.name for shape in mha.MODEL_SHAPES] + ["custom"]
-    options = [["option", {"value": name, **({"selected": "selected"} if name == selected else {})},
-                "your own shape" if name == "custom" else name] for name in names]
-    return ["select", {"id": "kv-model", "aria-label": "model"}, *options]
+    """<select id='kv-model'> of mha.MODEL_SHAPES by name, then 'your own shape' (value 'custom')."""
+    options = [(name, name) for name in MODEL_NAMES] + [("custom", CUSTOM_MODEL)]
+    return select("kv-model", options, selected if selected in MODEL_NAMES else "custom", **{"aria-label": "model"})
+
+
+def kv_calculator(kv):
+    """The model picker and the fields (state.KV: shape, sequence length, bytes per number): children."""
+    return [["label", {"class": "control"}, "model ", model_select(kv.shape.name)],
+            ["div", {"id": "kv-fields"}, kv_cache_fields(*kv)]]
 
 
 KV_FIELDS = (  # (id, label, ModelShape field or None)

@@ -6,30 +6,23 @@ t: tokens (';' between tokens, ',' between slots); x: context tokens for
 cross-attention (absent: self-attention); h: heads; kv: key/value heads;
 c: causal 0/1; p: projections id/rand; s: seed; d: distractors.
 
-decode() trusts nothing: every value goes through mha's parsers and the
-whole state through mha.multi_head_attention, and any problem raises
-ValueError with a sentence the page can show as it is.
+This module is the codec only. decode() trusts nothing: every value goes
+through mha's parsers, and the decoded state ends in state.compute, the gate
+every edit passes, so a link it accepts is one the page can draw. Any problem
+raises ValueError with a sentence the page can show as it is.
 """
 
 from urllib.parse import unquote
 
 import mha
-from lesson_competition import parse_distractors
-from lesson_trees import number_text
+from page import state as figure_state
+from page.dom import number_text
 
 PROJECTIONS = {"id": "identity", "rand": "random"}
-MAX_SEED = 2**32 - 1
 MAX_FRAGMENT = 2 * mha.MAX_TOKENS * mha.MAX_WIDTH * 26 + 200  # two full sequences of repr()s
 MAX_ITEM = 40  # characters in one number or setting: longer is not a number we wrote
 ALLOWED = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.,;+-=&")
 PREFIX = "ignored the link's settings: "
-
-
-def default_state():
-    """The lesson's worked example (section 3) with identity projections."""
-    return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
-            "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
-            "context": None, "distractors": 0}
 
 
 def encode(state):
@@ -48,7 +41,9 @@ def _rows_text(rows):
 
 
 def decode(text):
-    """'#t=...&h=2...' -> a checked state dict (missing settings take default_state's values).
+    """'#t=...&h=2...' -> the figure settings (state.FIGURE_KEYS), checked by the gate.
+
+    Missing settings take state.default_state()'s values.
 
     Raises ValueError("ignored the link's settings: ...") on anything mha rejects.
     """
@@ -60,7 +55,7 @@ def decode(text):
 
 def _decode(text):
     fields = _fields(text)
-    state = default_state()
+    state = figure_state.default_state()
     if "t" in fields:
         state["tokens"] = _parse_rows(fields.pop("t"), "token")
     if "x" in fields:
@@ -70,8 +65,8 @@ def _decode(text):
     for key, label, parse in _SETTINGS:
         if key in fields:
             state[label] = parse(fields.pop(key))
-    _check(state)
-    return state
+    figure_state.compute(state)  # the gate: raises ValueError if the page could not draw it
+    return {key: state[key] for key in figure_state.FIGURE_KEYS}
 
 
 def _fields(text):
@@ -123,24 +118,8 @@ _SETTINGS = (  # (key, state field, parser); 'h' first, so 'kv' can default to i
     ("kv", "kv_heads", lambda text: mha.parse_count(text, "key/value heads", 1, mha.MAX_WIDTH)),
     ("c", "causal", _choice("causal", {"0": False, "1": True})),
     ("p", "projections", _choice("projections", PROJECTIONS)),
-    ("s", "seed", lambda text: mha.parse_count(text, "seed", 0, MAX_SEED)),
-    ("d", "distractors", parse_distractors),
+    ("s", "seed", figure_state.parse_seed),
+    ("d", "distractors", figure_state.parse_distractors),
 )
 _KNOWN = {"t", "x", "h"} | {key for key, _, _ in _SETTINGS}
 
-
-def _check(state):
-    """Run the state through mha as the page does, so a link it accepts is one the page can draw.
-
-    Self-attention over the tokens always (and the one wide head); cross-attention
-    too when there is a context (the page draws both, and the mask is self-attention's only).
-    """
-    tokens, heads, kv_heads, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
-    weights = {}
-    if state["projections"] == "random":
-        weights = mha.random_projections(len(tokens[0]), heads, kv_heads=kv_heads, seed=state["seed"])
-    mha.multi_head_attention(tokens, heads, kv_heads=kv_heads, causal=causal, **weights)
-    mha.multi_head_attention(tokens, 1, causal=causal)
-    if state["context"] is not None:
-        mha.multi_head_attention(tokens, heads, kv_heads=kv_heads, context=state["context"], **weights)
-        mha.multi_head_attention(tokens, 1, context=state["context"])

@@ -1,33 +1,34 @@
-"""Live figures: read a field -> change the figure state -> mha (through figure.py) -> redraw.
+"""The page's glue, and its only module that touches the browser: event -> pure transition -> redraw.
 
-Runs in the browser only (PyScript). The state is one dict (fragment.py's keys)
-and lives in the URL fragment too, so a shared link reopens the same figure.
-Every handler is synchronous: an edit redraws every head inside its input event.
-No math here, and no HTML: figure.py builds trees, boot.js's mhaDraw draws them.
+Runs in the browser only (PyScript). Each handler reads a field, asks
+page/state.py for the new state (a pure function), passes it through the
+gate (state.compute) and redraws the figures that figures.FIGURES names for
+that event. No math here, and no HTML: mha computes, figures/ builds trees,
+boot.js's mhaDraw draws them. The state also lives in the URL fragment, so a
+shared link reopens the same figure.
 """
 
 import json
 
-from pyscript import document, when, window
 from pyodide.ffi import create_proxy
+from pyscript import document, when, window
 
-import cells_glue
-import dom
-import figure
-import fragment
-import lesson_figures as lf
-import lesson_kv
 import mha
+from cells import glue as cells_glue
+from figures import FIGURES, redrawn_by
+from figures.kv import KV_FIELDS, read_kv_fields
+from page import dom, fragment
+from page import state as figure_state
 
-STATE = fragment.default_state()
-SHOWN = {"shape": None, "snapshot": (None, None), "view": None, "outputs": "prerendered"}  # on screen now
+STATE = figure_state.default_state()
+SHOWN = {"view": None, "outputs": None}  # the View on screen now, and the one the outputs show
 BIG_WIDTH = 16  # from a link wider than this, the outputs start folded: 2 x n x d numbers is a wall
 ERRORS = {}          # element id -> the sentence on screen there
-BAD_FIELDS = {}      # grid id -> {(token, slot): message} for fields whose text is not a number now
-KV = {"shape": figure.model_shape(figure.DEFAULT_MODEL), "seq_len": figure.DEFAULT_SEQ_LEN}
-
-GRIDS = {figure.GRID_ID: ("tokens", "token", "grid-error"),
-         figure.CONTEXT_GRID_ID: ("context", "context token", "context-error")}
+BAD_FIELDS = {}      # state key -> {(token, slot): message} for fields whose text is not a number now
+ERROR_IDS = {"tokens": "grid-error", "context": "context-error"}
+KEBAB = {"tokens": "token", "context": "context-token"}
+GRID_EVENTS = {"tokens": "token-grid", "context": "context-grid"}  # figures.FIGURES' ids and redraw events
+GRID_KEYS = {event: key for key, event in GRID_EVENTS.items()}
 
 
 # --- drawing -----------------------------------------------------------------------
@@ -48,21 +49,25 @@ def element(element_id):
     return document.getElementById(element_id)
 
 
-def draw_heads(view, mark=True):
-    """Every head table, the outputs, the cross tables and the summary: patched in place when only numbers moved."""
-    own, cross = SHOWN["snapshot"] if mark else (None, None)
-    same = view.shape() == SHOWN["shape"]
-    if not (same and window.mhaPatch(figure.HEADS_ID, json.dumps(lf.head_tables_patch(view.result, view.wide, own)))):
-        draw(figure.HEADS_ID, figure.heads(view, own))
-    draw_outputs(view, same)
-    if view.cross is not None:
-        patch = lf.head_tables_patch(view.cross, view.cross_wide, cross, figure.CROSS_SUFFIX)
-        if not (same and window.mhaPatch(figure.CROSS_TABLES_ID, json.dumps(patch))):
-            draw(figure.CROSS_TABLES_ID, figure.cross_tables(view, cross))
-    elif SHOWN["shape"] is None or SHOWN["shape"][-1] is not None:
-        draw(figure.CROSS_TABLES_ID, [])
-    draw(figure.SUMMARY_ID, figure.summary(view, own))
-    SHOWN.update(shape=view.shape(), snapshot=view.snapshot(), view=view)
+def draw_figure(element_id, view, before=None, patch=False):
+    """Build one registered figure and draw it: patched in place when asked and the shapes allow."""
+    figure = FIGURES[element_id]
+    if patch and figure.patch is not None:
+        if window.mhaPatch(element_id, json.dumps(figure.patch(STATE, view, before))):
+            return
+    draw(element_id, figure.build(STATE, view, before))
+
+
+def redraw(event, view, before=None):
+    """Every figure FIGURES names for this event ('numbers' patches when the shape stayed)."""
+    same = before is not None and before.shape() == view.shape()
+    for element_id in redrawn_by(event):
+        if element_id == "fig-outputs":
+            draw_outputs(view, same)
+        else:
+            draw_figure(element_id, view, before, patch=same)
+    if event == "numbers":
+        SHOWN["view"] = view
 
 
 def draw_outputs(view, same=False):
@@ -70,79 +75,66 @@ def draw_outputs(view, same=False):
     if not element("outputs-details").open:
         SHOWN["outputs"] = None
         return
-    if not (same and SHOWN.get("outputs") is not None
-            and window.mhaPatch(figure.OUTPUTS_ID, json.dumps(lf.output_tables_patch(view.result)))):
-        draw(figure.OUTPUTS_ID, figure.outputs(view))
+    draw_figure("fig-outputs", view, patch=same and SHOWN["outputs"] is not None)
     SHOWN["outputs"] = view
 
 
 @when("toggle", "#outputs-details")
 def on_outputs_toggle(event):
-    if SHOWN.get("view") is not None and SHOWN.get("outputs") is not SHOWN["view"]:
+    if SHOWN["view"] is not None and SHOWN["outputs"] is not SHOWN["view"]:
         draw_outputs(SHOWN["view"])
 
 
+def set_buttons(key):
+    """A grid's add/remove buttons and cap note, toggled in place (the focus stays on them)."""
+    add_off, remove_off, note = figure_state.button_rules(len(STATE[key]))
+    element(f"add-{KEBAB[key]}").disabled = add_off
+    element(f"remove-{KEBAB[key]}").disabled = remove_off
+    say(f"{KEBAB[key]}-cap", note)
+
+
 def draw_structure(view):
-    """What depends on the sizes only: pickers, slot legend, grid headers, key/value sharing, buttons."""
-    draw(figure.SIZE_ID, figure.size_controls(STATE))
-    draw(figure.LEGEND_ID, [lf.slot_legend(view.result)])
-    draw("token-grid-head", [lf.token_grid_head(len(STATE["tokens"][0]), STATE["heads"])])
-    draw(figure.KV_SHARING_ID, figure.kv_sharing(view))
-    set_buttons("token", len(STATE["tokens"]))
+    """What depends on the sizes: pickers, slot legend, grid headers, sharing, buttons."""
+    redraw("structure", view)
+    set_buttons("tokens")
     if STATE["context"] is not None:
-        set_buttons("context-token", len(STATE["context"]))
+        set_buttons("context")
 
 
-def set_buttons(kebab, count):
-    """Add/remove buttons follow the caps; a note says why 'add' stopped."""
-    element(f"add-{kebab}").disabled = count >= mha.MAX_TOKENS
-    element(f"remove-{kebab}").disabled = count <= 1
-    note = f"{mha.MAX_TOKENS} is the most this page draws." if count >= mha.MAX_TOKENS else ""
-    say(f"{kebab}-cap", note)
-
-
-def draw_grid(grid_id):
-    """Redraw a grid's fields from the state (after add/remove, a preset, a new width)."""
-    key, label, error_id = GRIDS[grid_id]
-    draw(grid_id, figure.grid(STATE[key], STATE["heads"] if key == "tokens" else None, label))
-    BAD_FIELDS.pop(grid_id, None)
-    say(error_id, "")
+def draw_grids(view, keys=("tokens", "context")):
+    """Grids' fields from the state ('tokens', 'context'); texts that were not numbers go with them."""
+    for key in keys:
+        redraw(GRID_EVENTS[key], view)
+        BAD_FIELDS.pop(key, None)
+        say(ERROR_IDS[key], "")
+    element("cross-body").hidden = STATE["context"] is None
 
 
 def draw_everything(view, mark=True):
     """After a preset, a reset or a shared link: every control and figure from the state."""
-    draw_grid(figure.GRID_ID)
-    draw(figure.OPTIONS_ID, figure.options_controls(STATE))
-    say("seed-error", "")
-    cross_on = STATE["context"] is not None
-    draw(figure.CROSS_ID, figure.cross_switch(STATE))
-    element("cross-body").hidden = not cross_on
-    if cross_on:
-        draw_grid(figure.CONTEXT_GRID_ID)
-    draw(figure.COMPETITION_TABLE_ID, figure.competition(STATE["distractors"]))
-    element("distractors").value = str(STATE["distractors"])
-    say("distractors-error", "")
+    draw_grids(view)
+    redraw("controls", view)
+    for error_id in ("seed-error", "distractors-error"):
+        say(error_id, "")
     draw_structure(view)
-    draw_heads(view, mark)
+    redraw("numbers", view, SHOWN["view"] if mark else None)
 
 
 # --- changing the state ------------------------------------------------------------
 
-def change(error_id, redraw=draw_heads, **changes):
-    """Try the state with these changes: on success keep it, redraw (the heads), update the link.
+def commit(error_id, new_state):
+    """Pass new_state through the gate: keep it and return its View, or say mha's sentence and return None.
 
-    On a ValueError from mha, say it at error_id; the figures keep the last valid state.
-    Returns the new View, or None.
+    The figures keep the last valid state on a ValueError.
     """
-    candidate = {**STATE, **changes}
     try:
-        view = figure.compute(candidate)
+        view = figure_state.compute(new_state)
     except ValueError as error:
         say(error_id, str(error))
         return None
     say(error_id, "")
-    STATE.update(candidate)
-    redraw(view)
+    STATE.clear()
+    STATE.update(new_state)
     window.mhaSetFragment(ENCODE)
     return view
 
@@ -150,174 +142,138 @@ def change(error_id, redraw=draw_heads, **changes):
 ENCODE = create_proxy(lambda: fragment.encode(STATE))  # called by boot.js once edits pause
 
 
-def resized(rows, width):
-    """Each row padded with zeros or cut to width."""
-    return [(row + [0.0] * width)[:width] for row in rows]
-
-
-def sized(tokens):
-    """The state's changes for new tokens, maybe of a new width (context and heads fitted to it)."""
-    width = len(tokens[0])
-    heads, kv = mha.fit_heads(width, STATE["heads"], STATE["kv_heads"])
-    context = STATE["context"]
-    return {"tokens": tokens, "heads": heads, "kv_heads": kv,
-            "context": None if context is None else resized(context, width)}
-
-
-def replace_tokens(tokens, error_id="grid-error"):
-    """New tokens for the main grid (any width): the grid is redrawn with them."""
-    view = change(error_id, **sized(tokens))
+def edit(error_id, transition, *args, redraws=("numbers",)):
+    """Run a pure transition on the state and commit it; redraw the named events. Returns the View or None."""
+    try:
+        new_state = transition(STATE, *args)
+    except ValueError as error:
+        say(error_id, str(error))
+        return None
+    before = SHOWN["view"]
+    view = commit(error_id, new_state)
     if view is not None:
-        draw_grid(figure.GRID_ID)
-        if STATE["context"] is not None:
-            draw_grid(figure.CONTEXT_GRID_ID)
-        draw_structure(view)
+        draw_grids(view, [key for key in GRID_EVENTS if GRID_EVENTS[key] in redraws])
+        if "structure" in redraws:
+            draw_structure(view)
+        redraw("numbers", view, before)
     return view
 
 
-# --- handlers ----------------------------------------------------------------------
+# --- handlers: read a field, transition, redraw --------------------------------------
 
 def on_grid_field(target):
     """One field of a grid changed: only that number is read (fast at 32 x 64 fields)."""
-    grid_id = target.closest("table").parentElement.id
-    key, label, error_id = GRIDS[grid_id]
+    key = GRID_KEYS[target.closest("table").parentElement.id]
     t, s = int(target.dataset.token), int(target.dataset.slot)
-    bad = BAD_FIELDS.setdefault(grid_id, {})
+    bad = BAD_FIELDS.setdefault(key, {})
     try:
-        value = mha.parse_number(target.value, f"{label} {t} slot {s}")
+        value = mha.parse_number(target.value, f"{figure_state.GRIDS[key]} {t} slot {s}")
     except ValueError as error:
         bad[(t, s)] = str(error)
-        say(error_id, str(error))
+        say(ERROR_IDS[key], str(error))
         return
     bad.pop((t, s), None)
-    rows = STATE[key]
-    if rows[t][s] == value:
-        say(error_id, next(iter(bad.values()), ""))
-        return
-    new_rows = [list(row) for row in rows]
-    new_rows[t][s] = value
-    if change(error_id, **{key: new_rows}) is not None and bad:
-        say(error_id, next(iter(bad.values())))  # another field still holds text that is not a number
+    if STATE[key][t][s] == value or edit(ERROR_IDS[key], figure_state.with_number, key, t, s, value):
+        say(ERROR_IDS[key], next(iter(bad.values()), ""))  # another field may still hold text that is not a number
 
 
 def on_width(target):
-    width = int(target.value)
-    replace_tokens(resized(STATE["tokens"], width))
+    edit("grid-error", figure_state.with_width, int(target.value), redraws=(*GRID_EVENTS.values(), "structure"))
 
 
 def on_heads(target):
-    width = len(STATE["tokens"][0])
-    heads, kv = mha.fit_heads(width, STATE["heads"], STATE["kv_heads"], wanted=int(target.value))
-    view = change("grid-error", heads=heads, kv_heads=kv)
-    if view is not None:
-        draw_structure(view)
+    edit("grid-error", figure_state.with_heads, int(target.value), redraws=("structure",))
 
 
 def on_kv_heads(target):
-    view = change("kv-sharing-error", kv_heads=int(target.value))
-    if view is not None:
-        draw(figure.KV_SHARING_ID, figure.kv_sharing(view))
+    edit("kv-sharing-error", lambda s: figure_state.changed(s, kv_heads=int(target.value)), redraws=("structure",))
 
 
 def on_projections(target):
-    change("seed-error", projections=target.value)
+    edit("seed-error", lambda s: figure_state.changed(s, projections=target.value))
 
 
 def on_seed(target):
     try:
-        seed = mha.parse_count(target.value, "seed", 0, fragment.MAX_SEED)
+        seed = figure_state.parse_seed(target.value)
     except ValueError as error:
         say("seed-error", str(error))
         return
     if seed != STATE["seed"] or ERRORS.get("seed-error"):
-        change("seed-error", seed=seed)
+        edit("seed-error", lambda s: figure_state.changed(s, seed=seed))
 
 
 def on_causal(target):
-    change("grid-error", causal=bool(target.checked))
+    edit("grid-error", lambda s: figure_state.changed(s, causal=bool(target.checked)))
 
 
 def on_cross(target):
-    on = bool(target.checked)
-    width = len(STATE["tokens"][0])
-    view = change("context-error", context=resized(figure.DEFAULT_CONTEXT, width) if on else None)
-    if view is None:
-        return
-    element("cross-body").hidden = not on
-    if on:
-        draw_grid(figure.CONTEXT_GRID_ID)
-        set_buttons("context-token", len(STATE["context"]))
+    if edit("context-error", figure_state.with_cross, bool(target.checked), redraws=("context-grid",)):
+        if STATE["context"] is not None:
+            set_buttons("context")
 
 
 def on_distractors(target):
     try:
-        count = lf.parse_distractors(target.value)
+        count = figure_state.parse_distractors(target.value)
     except ValueError as error:
         say("distractors-error", str(error))
         return
     say("distractors-error", "")
-    STATE["distractors"] = count
-    draw(figure.COMPETITION_TABLE_ID, figure.competition(count))
+    STATE.update(figure_state.changed(STATE, distractors=count))
+    redraw("competition", SHOWN["view"])
     window.mhaSetFragment(ENCODE)
 
 
 def on_model(target):
     if target.value == "custom":
         return  # keep the numbers in the fields: the reader edits them
-    KV["shape"] = figure.model_shape(target.value)
-    draw("kv-fields", [lf.kv_cache_fields(KV["shape"], KV["seq_len"])])
+    STATE.update(figure_state.with_model(STATE, target.value))
     say("kv-error", "")
-    draw(figure.KV_BILL_ID, figure.kv_bill(KV["shape"], KV["seq_len"]))
+    redraw("model", SHOWN["view"])
 
 
 def on_kv_field(target):
-    texts = {fid: element(fid).value for fid, _, _ in lesson_kv.KV_FIELDS}
     try:
-        shape, seq_len, bytes_per_value = lf.read_kv_fields(texts)
+        shape, seq_len, bytes_per_value = read_kv_fields({fid: element(fid).value for fid, _, _ in KV_FIELDS})
     except ValueError as error:
         say("kv-error", str(error))
         return
     say("kv-error", "")
-    KV["seq_len"] = seq_len
-    preset = KV["shape"]
-    named = shape._replace(name=preset.name) == preset
-    element("kv-model").value = preset.name if named else "custom"
-    draw(figure.KV_BILL_ID, figure.kv_bill(preset if named else shape._replace(name="your own shape"),
-                                           seq_len, bytes_per_value))
+    STATE.update(figure_state.with_kv_fields(STATE, shape, seq_len, bytes_per_value))
+    named = STATE["kv"].shape.name
+    element("kv-model").value = named if named in figure_state.MODEL_NAMES else "custom"
+    redraw("kv", SHOWN["view"])
 
 
-def on_add(grid_id, delta):
-    key, _, error_id = GRIDS[grid_id]
-    rows = [list(row) for row in STATE[key]]
-    rows = rows + [[0.0] * len(rows[0])] if delta > 0 else rows[:-1]
-    if not 1 <= len(rows) <= mha.MAX_TOKENS:
-        return
-    if change(error_id, **{key: rows}) is not None:
-        draw_grid(grid_id)
-        set_buttons("token" if key == "tokens" else "context-token", len(rows))
+def on_add(key, added):
+    transition = figure_state.with_token_added if added else figure_state.with_token_removed
+    if edit(ERROR_IDS[key], transition, key, redraws=(GRID_EVENTS[key],)) is not None:
+        set_buttons(key)
 
 
-def preset(tokens):
-    """The lesson's tokens at width 4 with 2 heads; other options stay as the reader set them."""
-    change("grid-error", draw_everything, **{**sized([list(row) for row in tokens]), "heads": mha.LESSON_HEADS,
-                                             "kv_heads": mha.LESSON_HEADS})
+def on_preset(tokens):
+    view = commit("grid-error", figure_state.with_preset(STATE, tokens))
+    if view is not None:
+        draw_everything(view)
 
 
-def reset_all():
-    STATE.update(fragment.default_state())
+def on_reset():
+    """Everything in sections 2-8 back to the worked example; the KV calculator keeps its numbers."""
+    STATE.update({**figure_state.default_state(), "kv": STATE["kv"]})
     say("fragment-notice", "")
-    draw_everything(figure.compute(STATE), mark=True)
+    draw_everything(figure_state.compute(STATE))
     window.mhaSetFragment(ENCODE)
 
 
 INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads,
-          "projections": on_projections, "causal": on_causal, "cross": on_cross, "seed": on_seed, "distractors": on_distractors,
-          "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in lesson_kv.KV_FIELDS}}
-ACTIONS = {"add-token": lambda: on_add(figure.GRID_ID, 1), "remove-token": lambda: on_add(figure.GRID_ID, -1),
-           "add-context-token": lambda: on_add(figure.CONTEXT_GRID_ID, 1),
-           "remove-context-token": lambda: on_add(figure.CONTEXT_GRID_ID, -1),
-           "preset-lesson": lambda: preset(mha.LESSON_TOKENS), "try-exercise": lambda: preset(mha.EXERCISE_TOKENS),
-           "reset-all": reset_all}
+          "projections": on_projections, "causal": on_causal, "cross": on_cross, "seed": on_seed,
+          "distractors": on_distractors, "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
+ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: on_add("tokens", False),
+           "add-context-token": lambda: on_add("context", True),
+           "remove-context-token": lambda: on_add("context", False),
+           "preset-lesson": lambda: on_preset(mha.LESSON_TOKENS), "try-exercise": lambda: on_preset(mha.EXERCISE_TOKENS),
+           "reset-all": on_reset}
 
 
 @when("input", "main")
@@ -352,51 +308,38 @@ def on_click(event):
 # --- the link, and the code cells ----------------------------------------------------
 
 def open_link(text):
-    """Apply a URL fragment's state; a malformed one is ignored with a notice."""
+    """Apply a URL fragment's state; a malformed one is ignored with a notice. True if applied."""
     if text in ("", "#"):
         say("fragment-notice", "")
         return False
     if "=" not in text and element(text.lstrip("#")):
         return False  # a plain in-page link (#section-id), not figure state
     try:
-        state = fragment.decode(text)
-        view = figure.compute({**STATE, **state})  # the state changes only once it can be drawn
+        fields = fragment.decode(text)  # ends in the gate, state.compute
     except ValueError as error:
         say("fragment-notice", str(error))
         return False
-    say("fragment-notice", "")
-    STATE.update(state)
-    if len(state["tokens"][0]) > BIG_WIDTH:
+    view = commit("fragment-notice", figure_state.with_link(STATE, fields))
+    if len(STATE["tokens"][0]) > BIG_WIDTH:
         element("outputs-details").open = False
     draw_everything(view, mark=False)
     return True
 
 
-def on_hash_change(event):
-    open_link(str(window.location.hash))
-
-
 def show_tokens(tokens):
-    """A code cell's show(tokens): validate with mha, then put them in the live figure (grid, heads, link).
+    """A code cell's show(tokens), already through the gate in the cells' worker: into the live figure.
 
-    tokens: a list of token vectors (lists of numbers), any width up to mha.MAX_WIDTH.
-    Raises ValueError with a sentence for the cell to show; the figure then keeps its state.
+    The gate runs again here (the reader may have changed the figure while the cell ran);
+    a refusal raises ValueError with the sentence, and the figure keeps its state.
     """
-    if hasattr(tokens, "to_py"):
-        tokens = tokens.to_py()
-    if not isinstance(tokens, (list, tuple)) or not all(isinstance(row, (list, tuple)) for row in tokens):
-        raise ValueError("show() needs a list of token vectors, e.g. [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]")
-    rows = mha.parse_tokens([[str(x) for x in row] for row in tokens])
-    try:
-        figure.compute({**STATE, **sized(rows)})
-    except ValueError as error:
-        raise ValueError(str(error)) from None
-    replace_tokens(rows)
+    new_state = figure_state.with_shown_tokens(STATE, tokens)
+    figure_state.compute(new_state)
+    edit("grid-error", lambda s: new_state, redraws=(*GRID_EVENTS.values(), "structure"))
 
 
-def figure_tokens():
-    """A code cell's figure_tokens(): the live figure's tokens now, as plain lists."""
-    return [list(row) for row in STATE["tokens"]]
+def figure_settings():
+    """The figure's settings as JSON text, sent with each Run (a cell's figure_tokens() reads them)."""
+    return json.dumps({key: STATE[key] for key in figure_state.FIGURE_KEYS})
 
 
 def start():
@@ -406,23 +349,21 @@ def start():
     (the grid is not, so a reader typing in it keeps the focus and the text).
     """
     if not open_link(str(window.location.hash)):
-        typed = json.loads(window.mhaGridValues(figure.GRID_ID))
+        SHOWN["view"] = figure_state.compute(STATE)  # the pre-rendered tables: the first edit can patch and mark
+        SHOWN["outputs"] = SHOWN["view"]
         try:
-            tokens = mha.parse_tokens(typed)
+            typed = mha.parse_tokens(json.loads(window.mhaGridValues("token-grid")))
         except ValueError as error:
             say("grid-error", str(error))
         else:
-            if tokens != STATE["tokens"]:
-                change("grid-error", tokens=tokens)
-        view = figure.compute(STATE)
-        if SHOWN["view"] is None:  # the pre-rendered tables are this view: the first edit can patch and mark
-            SHOWN.update(shape=view.shape(), snapshot=view.snapshot(), view=view)
-        draw(figure.OPTIONS_ID, figure.options_controls(STATE))
-        draw(figure.CROSS_ID, figure.cross_switch(STATE))
-        draw_structure(view)
-    window.addEventListener("hashchange", create_proxy(on_hash_change))
+            if typed != STATE["tokens"]:
+                edit("grid-error", lambda s: figure_state.changed(s, tokens=typed))
+        for element_id in ("fig-options", "fig-cross"):  # not the text fields: a reader may be typing there
+            draw_figure(element_id, SHOWN["view"])
+        draw_structure(SHOWN["view"])
+    window.addEventListener("hashchange", create_proxy(lambda event: open_link(str(window.location.hash))))
 
 
 start()
-cells_glue.setup(show=show_tokens, figure_tokens=figure_tokens)
+cells_glue.setup(show=show_tokens, figure=figure_settings)
 window.mhaReady()

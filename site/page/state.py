@@ -1,42 +1,51 @@
-"""The page's live figures, composed: which trees go into which element for a figure state.
+"""The figure state, its one gate, and the pure transitions a reader's edits make.
 
-A state is fragment.default_state()'s dict (tokens, heads, kv_heads, causal,
-projections, seed, context, distractors). build.py pre-renders prerender()
-into index.html's <!--render:ID--> marks; main.py draws the same functions
-live, so the numbers before and after Python starts are the same numbers.
-No math and no DOM here: mha computes, lesson_figures draws trees.
+A state is a plain dict (default_state() lists its keys). compute(state) is
+the gate: an edit, a shared link (fragment.decode) and a code cell's show()
+all pass through it, and a state it rejects is never kept or drawn. Every
+transition below takes a state and returns a new one, without looking at the
+DOM, so each is unit-tested in CPython; main.py only reads a field, calls a
+transition, and redraws. Nothing here draws, and no math is done here: mha
+computes.
 """
 
 from typing import NamedTuple
 
-import fragment
-import lesson_figures as lf
 import mha
-from lesson_trees import count_select
 
-# Element ids: the contract with index.html, main.py and the browser tests.
-SIZE_ID = "fig-size"            # width and heads pickers (section 2)
-LEGEND_ID = "fig-slot-legend"   # which slots each head reads (section 2)
-OPTIONS_ID = "fig-options"      # projections, seed, causal mask (section 3)
-GRID_ID = "token-grid"          # the token vectors (section 3)
-TOKEN_BUTTONS_ID = "fig-token-buttons"
-HEADS_ID = "head-tables"        # every head's weights and the one wide head's (section 3)
-OUTPUTS_ID = "fig-outputs"      # concatenated head outputs and the output after w_o (section 3)
-PRESETS_ID = "fig-presets"      # lesson example, exercise, reset (section 4)
-SUMMARY_ID = "moved-summary"    # what the last edit moved, per head (section 4)
-CROSS_ID = "fig-cross"          # the cross-attention switch (section 6)
-CONTEXT_GRID_ID = "context-grid"
-CROSS_TABLES_ID = "cross-tables"
-KV_SHARING_ID = "fig-kv-sharing"  # key/value heads picker and who shares what (section 7)
-KV_CACHE_ID = "fig-kv-cache"      # the cache calculator (section 7)
-KV_BILL_ID = "kv-bill"
-COMPETITION_TABLE_ID = "competition-table"
-
-CROSS_SUFFIX = " cross-attention weights"  # cross tables: 'head 0 cross-attention weights'
-DEFAULT_CONTEXT = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
-DEFAULT_MODEL = "Llama-3-8B"
+DEFAULT_CONTEXT = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]  # section 6
+DEFAULT_MODEL = "Llama-3-8B"  # the KV-cache calculator's first model (section 7)
 DEFAULT_SEQ_LEN = 8192
+DEFAULT_BYTES = 2             # bf16: two bytes per cached number
+MAX_SEED = 2**32 - 1
+MODEL_NAMES = tuple(shape.name for shape in mha.MODEL_SHAPES)
+CUSTOM_MODEL = "your own shape"  # the calculator's name for numbers that match no published model
+MAX_DISTRACTORS = mha.MAX_TOKENS - 2  # the competition: a query, the relevant token, then distractors
+GRIDS = {"tokens": "token", "context": "context token"}  # the editable sequences: state key -> label
+FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors")
 
+
+class KV(NamedTuple):
+    """The KV-cache calculator's inputs: a model shape, a sequence length, bytes per number."""
+
+    shape: mha.ModelShape
+    seq_len: int = DEFAULT_SEQ_LEN
+    bytes_per_value: float = DEFAULT_BYTES
+
+
+def model_shape(name):
+    """The mha.MODEL_SHAPES entry called name."""
+    return next(shape for shape in mha.MODEL_SHAPES if shape.name == name)
+
+
+def default_state():
+    """The lesson's worked example (section 3) with identity projections; what a fresh page shows."""
+    return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
+            "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
+            "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL))}
+
+
+# --- the gate ----------------------------------------------------------------------
 
 class View(NamedTuple):
     """Everything the head figures show for one state, all computed by mha."""
@@ -46,11 +55,6 @@ class View(NamedTuple):
     cross: object = None  # mha.MultiHeadResult with keys and values from the context, or None
     cross_wide: list = None
 
-    def snapshot(self):
-        """The weights to compare the next edit with: self tables, then cross tables (if any)."""
-        own = lf.weights_snapshot(self.result, self.wide)
-        return own, (None if self.cross is None else lf.weights_snapshot(self.cross, self.cross_wide))
-
     def shape(self):
         """Tables and their sizes: equal shapes mean a redraw can patch numbers in place."""
         cross = None if self.cross is None else (len(self.cross.weights), len(self.cross.weights[0][0]))
@@ -58,22 +62,8 @@ class View(NamedTuple):
                 self.result.kv_head_of, cross)
 
 
-_kept = {}  # (width, heads, kv_heads, seed) -> the same projections object, so mha re-projects one row
-
-
-def projections(state):
-    """{} for identity slices, else mha.random_projections for the state's sizes and seed (kept)."""
-    if state["projections"] != "random":
-        return {}
-    key = (len(state["tokens"][0]), state["heads"], state["kv_heads"], state["seed"])
-    if key not in _kept:
-        _kept.clear()
-        _kept[key] = mha.random_projections(key[0], key[1], kv_heads=key[2], seed=key[3])
-    return _kept[key]
-
-
 def compute(state):
-    """The View of a state; ValueError (from mha) if the state cannot be computed."""
+    """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate."""
     weights = projections(state)
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
     result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
@@ -82,103 +72,161 @@ def compute(state):
         return View(result, wide)
     context = state["context"]
     cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
-    _, cross_wide = mha.single_head_attention(tokens, context=context)
+    cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
     return View(result, wide, cross, cross_wide)
 
 
-# --- the parts, one function per element id ---------------------------------------
+class KeptRows:
+    """x @ W that remembers every row it produced, for weights that never change.
 
-def size_controls(state):
-    width = len(state["tokens"][0])
-    return [lf.width_picker(width), " ", lf.heads_picker(width, state["heads"])]
+    A reader's edit changes one token, so on the next keystroke only that token
+    is projected again (a 64 x 64 projection costs milliseconds in the browser).
+    Passed to mha.multi_head_attention as project=.
+    """
 
+    MAX_ROWS = 4096
 
-def options_controls(state):
-    """Projections (identity or seeded learned), the seed, and the causal mask switch."""
-    chosen = state["projections"]
-    options = [["option", {"value": value, **({"selected": "selected"} if value == chosen else {})}, text]
-               for value, text in (("identity", "identity slices"), ("random", "learned (seeded random)"))]
-    causal = {"type": "checkbox", "id": "causal", **({"checked": "checked"} if state["causal"] else {})}
-    return [["label", {"class": "control"}, "projections ", ["select", {"id": "projections"}, *options]], " ",
-            ["label", {"class": "control"}, "seed ",
-             ["input", {"id": "seed", "type": "text", "inputmode": "numeric", "size": "10", "autocomplete": "off",
-                        "aria-describedby": "seed-error", "value": str(state["seed"])}]], " ",
-            ["label", {"class": "control"}, ["input", causal], " causal mask (each token sees only itself and earlier tokens)"]]
+    def __init__(self):
+        self.rows = {}  # (id(w), input row) -> output row; the weights are held in self.weights
 
-
-def grid(tokens, heads=None, label="token"):
-    return [lf.token_grid(tokens, heads, label)]
-
-
-def token_buttons(tokens, label="token"):
-    return [lf.token_buttons(len(tokens), label)]
+    def __call__(self, vectors, w):
+        out = []
+        for x in vectors:
+            key = (id(w), tuple(x))
+            row = self.rows.get(key)
+            if row is None:
+                row = self.rows[key] = tuple(mha.matmul([x], w)[0])
+            out.append(list(row))  # a fresh list: mha's caller may change it
+        if len(self.rows) > self.MAX_ROWS:
+            self.rows.clear()
+        return out
 
 
-def heads(view, previous=None):
-    return [lf.head_tables(view.result, view.wide, previous)]
+_kept = {}  # (width, heads, kv_heads, seed) -> the keyword arguments for mha: one entry at a time
 
 
-def outputs(view):
-    return [lf.output_tables(view.result)]
+def projections(state):
+    """{} for identity slices, else mha.random_projections for the state's sizes and seed, with a KeptRows."""
+    if state["projections"] != "random":
+        return {}
+    key = (len(state["tokens"][0]), state["heads"], state["kv_heads"], state["seed"])
+    if key not in _kept:
+        _kept.clear()  # the weights die with their rows: no id() can be reused while its rows are kept
+        weights = mha.random_projections(key[0], key[1], kv_heads=key[2], seed=key[3])
+        _kept[key] = {**weights, "project": KeptRows()}
+    return _kept[key]
 
 
-def summary(view, previous=None):
-    return [lf.moved_summary(view.result, view.wide, previous)]
+# --- transitions: state -> new state (compute() decides whether it is kept) -----------
+
+def changed(state, **changes):
+    """A copy of state with some settings replaced (seed, causal, projections, kv_heads, ...)."""
+    unknown = set(changes) - set(state)
+    if unknown:
+        raise ValueError(f"the figure has no setting {sorted(unknown)[0]!r}")
+    return {**state, **changes}
 
 
-def cross_switch(state):
-    on = {"checked": "checked"} if state["context"] is not None else {}
-    return [["label", {"class": "control"}, ["input", {"type": "checkbox", "id": "cross", **on}],
-             " cross-attention: keys and values from a second sequence (the context)"]]
+def resized(rows, width):
+    """Each row padded with zeros or cut to width."""
+    return [(list(row) + [0.0] * width)[:width] for row in rows]
 
 
-def cross_tables(view, previous=None):
-    if view.cross is None:
-        return []
-    return [lf.head_tables(view.cross, view.cross_wide, previous, "context token", CROSS_SUFFIX)]
+def with_tokens(state, tokens):
+    """New tokens, maybe of a new width: heads fitted to it (mha.fit_heads), the context resized."""
+    width = len(tokens[0])
+    heads, kv_heads = mha.fit_heads(width, state["heads"], state["kv_heads"])
+    context = state["context"]
+    return changed(state, tokens=[list(row) for row in tokens], heads=heads, kv_heads=kv_heads,
+                   context=None if context is None else resized(context, width))
 
 
-def kv_sharing(view):
-    """Query heads (the same choice as section 2's), key/value heads, and who shares what."""
-    heads_ = len(view.result.kv_head_of)
-    width = view.result.width
-    return [count_select("sharing-heads", "query heads in the figure", mha.head_choices(width), heads_), " ",
-            lf.kv_heads_picker(heads_, len(set(view.result.kv_head_of))), lf.sharing_diagram(view.result.kv_head_of)]
+def with_width(state, width):
+    """Every token cut or zero-padded to width."""
+    return with_tokens(state, resized(state["tokens"], width))
 
 
-def model_shape(name):
-    """The mha.MODEL_SHAPES entry called name."""
-    return next(shape for shape in mha.MODEL_SHAPES if shape.name == name)
+def with_heads(state, heads):
+    """A new query-head count; key/value heads follow (plain stays plain, shared stays shared)."""
+    heads, kv_heads = mha.fit_heads(len(state["tokens"][0]), state["heads"], state["kv_heads"], wanted=heads)
+    return changed(state, heads=heads, kv_heads=kv_heads)
 
 
-def kv_calculator(shape=None, seq_len=DEFAULT_SEQ_LEN):
-    """The model picker and the fields, filled from a preset shape."""
-    shape = shape or model_shape(DEFAULT_MODEL)
-    return [["label", {"class": "control"}, "model ", lf.model_select(shape.name)],
-            ["div", {"id": "kv-fields"}, lf.kv_cache_fields(shape, seq_len)]]
+def with_number(state, key, t, s, value):
+    """One slot of one token of a grid (key: 'tokens' or 'context') set to value."""
+    rows = [list(row) for row in state[key]]
+    rows[t][s] = value
+    return changed(state, **{key: rows})
 
 
-def kv_bill(shape=None, seq_len=DEFAULT_SEQ_LEN, bytes_per_value=2):
-    return [lf.kv_cache_readout(shape or model_shape(DEFAULT_MODEL), seq_len, bytes_per_value)]
+def button_rules(count):
+    """(add disabled, remove disabled, note) for a grid of count tokens: one rule, drawn and live."""
+    full = count >= mha.MAX_TOKENS
+    return full, count <= 1, f"{mha.MAX_TOKENS} is the most this page draws." if full else ""
 
 
-def competition(distractors):
-    return [lf.competition_figure(distractors)]
+def with_token_added(state, key):
+    """A zero token appended to a grid; ValueError at mha.MAX_TOKENS."""
+    rows = state[key]
+    if button_rules(len(rows))[0]:
+        raise ValueError(f"at most {mha.MAX_TOKENS} {GRIDS[key]}s")
+    return changed(state, **{key: [list(row) for row in rows] + [[0.0] * len(rows[0])]})
 
 
-def prerender():
-    """Element id -> its children in the default state: what build.py writes into index.html."""
-    state = fragment.default_state()
-    view = compute(state)
-    return {
-        SIZE_ID: size_controls(state), LEGEND_ID: [lf.slot_legend(view.result)],
-        OPTIONS_ID: options_controls(state), GRID_ID: grid(state["tokens"], state["heads"]),
-        TOKEN_BUTTONS_ID: token_buttons(state["tokens"]), HEADS_ID: heads(view), OUTPUTS_ID: outputs(view),
-        PRESETS_ID: [lf.preset_buttons()], SUMMARY_ID: summary(view),
-        CROSS_ID: cross_switch(state), CONTEXT_GRID_ID: [], CROSS_TABLES_ID: [],
-        "context-buttons": token_buttons(DEFAULT_CONTEXT, "context token"),
-        KV_SHARING_ID: kv_sharing(view), KV_CACHE_ID: kv_calculator(), KV_BILL_ID: kv_bill(),
-        "kv-models": [lf.kv_cache_table(DEFAULT_SEQ_LEN)],
-        "fig-distractors": [lf.distractor_input(state["distractors"])],
-        COMPETITION_TABLE_ID: competition(state["distractors"]), "competition-curve": [lf.competition_curve()],
-    }
+def with_token_removed(state, key):
+    """The last token of a grid removed; ValueError at one token."""
+    rows = state[key]
+    if button_rules(len(rows))[1]:
+        raise ValueError(f"a {GRIDS[key]} grid keeps at least one {GRIDS[key]}")
+    return changed(state, **{key: [list(row) for row in rows[:-1]]})
+
+
+def with_cross(state, on):
+    """Cross-attention on (the default context, at the tokens' width) or off."""
+    return changed(state, context=resized(DEFAULT_CONTEXT, len(state["tokens"][0])) if on else None)
+
+
+def with_preset(state, tokens):
+    """The lesson's tokens at width 4 with its 2 heads, plain multi-head; other options stay."""
+    return changed(with_tokens(state, tokens), heads=mha.LESSON_HEADS, kv_heads=mha.LESSON_HEADS)
+
+
+def with_shown_tokens(state, tokens):
+    """A code cell's show(tokens): any list of equal-length number lists, read like typed fields.
+
+    Raises ValueError with the sentence the cell prints (before anything changes).
+    """
+    if not isinstance(tokens, (list, tuple)) or not all(isinstance(row, (list, tuple)) for row in tokens):
+        raise ValueError("show() needs a list of token vectors, e.g. [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]")
+    return with_tokens(state, mha.parse_tokens([[str(x) for x in row] for row in tokens]))
+
+
+def with_link(state, fields):
+    """The figure settings a shared link decoded (fragment.decode) over the current state."""
+    return changed(state, **{key: fields[key] for key in FIGURE_KEYS})
+
+
+def parse_distractors(text):
+    """The distractor count from a field's text: a whole number in [0, MAX_DISTRACTORS]."""
+    return mha.parse_count(text, "distractors", 0, MAX_DISTRACTORS)
+
+
+def parse_seed(text):
+    """The projection seed from a field's text: a whole number in [0, MAX_SEED]."""
+    return mha.parse_count(text, "seed", 0, MAX_SEED)
+
+
+def with_model(state, name):
+    """The KV calculator switched to a published model's shape (sequence length and bytes kept)."""
+    return changed(state, kv=state["kv"]._replace(shape=model_shape(name)))
+
+
+def with_kv_fields(state, shape, seq_len, bytes_per_value):
+    """The KV calculator's fields as the reader typed them; a shape equal to a model's keeps that name.
+
+    The model shown now wins a tie (Llama-3-8B and Mistral-7B share one shape).
+    """
+    models = (state["kv"].shape, *mha.MODEL_SHAPES)
+    named = next((m for m in models if m[1:] == shape[1:] and m.name in MODEL_NAMES),
+                 shape._replace(name=CUSTOM_MODEL))
+    return changed(state, kv=KV(named, seq_len, bytes_per_value))

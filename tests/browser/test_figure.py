@@ -2,7 +2,7 @@
 
 Served from loopback under /lesson/ with every other host blocked (conftest's
 page fixture fails a test on any outside request, console error or traceback).
-Expected numbers are LESSON.md's hand-worked ones, sections 3 and 4.
+Expected numbers: the worked example and the exercise, derived by hand in conftest.py.
 """
 
 import pytest
@@ -10,37 +10,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import build
-from conftest import READY_TIMEOUT_MS, wait_ready
-
-# --- test data ---------------------------------------------------------------
-
-# LESSON.md section 3: the worked example, as printed in the cells (4 decimals).
-WORKED = {
-    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
-    "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
-    "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
-}
-# LESSON.md section 4: token 1's time slots set to token 0's ([0.9, 0.1, 0.0, 1.0]).
-EXERCISE_EDITS = {"token 1 slot 2": "0.0", "token 1 slot 3": "1.0"}
-EXERCISE = {
-    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
-    "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
-    "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
-}
-WASM = "**/pyodide.asm.wasm"
-
-
-def expect_tables(page, tables):
-    """Each named table's body cells show exactly these rows."""
-    for label, rows in tables.items():
-        table = page.get_by_role("table", name=label, exact=True)
-        for q, row in enumerate(rows):
-            expect(table.locator("tbody tr").nth(q).locator("td")).to_have_text(row)
-
-
-def field(page, token, slot):
-    return page.get_by_role("textbox", name=f"token {token} slot {slot}", exact=True)
-
+from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, expect_tables, field,
+                      wait_cells_ready, wait_ready)
 
 # --- tests ---------------------------------------------------------------------
 
@@ -85,13 +56,14 @@ def test_failed_runtime_keeps_the_lesson_readable(page, site_url):
     expect(field(page, 0, 0)).not_to_be_editable()  # nothing would answer an edit
 
 
-@pytest.mark.expected_console(r"Traceback", r"Failed to load resource: the server responded with a status of 404")
+@pytest.mark.expected_console(r"Traceback", r"Failed to load resource: the server responded with a status of 404",
+                              r"page error: \[404\] Unable to fetch .*/mha-[0-9.]+-py3-none-any\.whl")
 @pytest.mark.parametrize("file, response", [
     ("main.py", {"status": 200, "body": "raise RuntimeError('broken glue')"}),
     ("mha-*.whl", {"status": 404, "body": "gone"}),
 ], ids=["python-error", "missing-wheel"])
 def test_later_start_up_failures_also_reach_failed(page, site_url, file, response):
-    """A Python error in the page's code, or a wheel micropip cannot fetch, ends in 'failed' too."""
+    """A Python error in the page's code, or an mha wheel the page cannot fetch, ends in 'failed' too."""
     page.route(f"**/{file}", lambda route: route.fulfill(**response))
     page.goto(site_url)
     expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
@@ -166,17 +138,18 @@ def test_browser_without_webassembly_says_so_and_keeps_the_lesson(page, site_url
     expect_tables(page, WORKED)
 
 
-def test_repeat_visit_reuses_the_install_and_still_draws_the_numbers(page, site_url):
-    """First visit: micropip installs the mha wheel. Second visit: PyScript's stored lock loads it
-    directly (the wheel's URL holds its hash, so a rebuilt wheel can never come from that store)."""
+def test_mha_comes_from_its_wheel_without_micropip_on_a_first_and_a_repeat_visit(page, site_url):
+    """The page unpacks the content-addressed mha wheel itself (pyscript.json's files): micropip is never
+    fetched, on a first visit or a repeat one, and the numbers are drawn both times."""
     wheels = []
     page.on("request", lambda request: request.url.endswith(".whl") and wheels.append(request.url.split("/")[-1]))
     page.goto(site_url)
     wait_ready(page)
+    wait_cells_ready(page)  # the cells' worker unpacks the same wheel
     mha_wheel = f"mha-{build._project()['version']}-py3-none-any.whl"
-    assert sorted(wheels) == sorted([mha_wheel, build.MICROPIP_WHEEL])
+    assert build.MICROPIP_WHEEL not in wheels and mha_wheel in wheels
     wheels.clear()
     page.reload()
     wait_ready(page)
-    assert wheels == [mha_wheel]  # no micropip this time
+    assert build.MICROPIP_WHEEL not in wheels
     expect_tables(page, WORKED)

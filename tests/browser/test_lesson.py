@@ -2,33 +2,22 @@
 
 One page load is shared by the tests of this module (Pyodide takes seconds to
 start); each test begins from "reset everything". Expected numbers are
-LESSON.md's hand-worked ones (sections 3 and 4) or mha's own, computed here
+the worked example and exercise derived in conftest.py or mha's own, computed here
 in CPython, compared with what the page prints (4 decimals) and with the full
 float each cell carries in data-value.
 """
 
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha
-from conftest import wait_ready
+from conftest import EXERCISE, WORKED, expect_tables, field, open_page, wait_ready, weights_table
 
 # --- test data ---------------------------------------------------------------
 
-WORKED = {  # LESSON.md section 3
-    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
-    "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
-    "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
-}
-EXERCISE = {  # LESSON.md section 4: token 1 = [0.9, 0.1, 0.0, 1.0]
-    "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
-    "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
-    "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
-}
 BAD_NUMBERS = [  # (typed text, words of mha's sentence)
     ("", "is empty"), ("abc", "is not a number"), ("NaN", "not a finite number"),
     ("Infinity", "not a finite number"), ("1e309", "not a finite number"),
@@ -38,39 +27,12 @@ BAD_COUNTS = ["", "abc", "-3", "1e309", "99999999999999"]
 
 # --- the shared page ------------------------------------------------------------
 
-class Guard:
-    """conftest's page guard for a module-scoped page: no outside request, no console error."""
-
-    def __init__(self, page, site_url):
-        self.origin = urlsplit(site_url)[:2]
-        self.problems = []
-        page.context.route("**/*", self.route)
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-
-    def route(self, route):
-        if urlsplit(route.request.url)[:2] == self.origin:
-            route.continue_()
-        else:
-            self.problems.append(f"request left the origin: {route.request.url}")
-            route.abort()
-
-
-def open_page(browser, site_url, fragment="", **context_args):
-    context = browser.new_context(**context_args)
-    page = context.new_page()
-    guard = Guard(page, site_url)
-    page.goto(site_url + fragment)
-    wait_ready(page)
-    return page, guard
-
-
 @pytest.fixture(scope="module")
 def lesson(browser, site_url):
     page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
     yield page
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()
 
 
 @pytest.fixture
@@ -82,22 +44,6 @@ def reader(lesson):
 
 
 # --- helpers ---------------------------------------------------------------------
-
-def field(page, token, slot, label="token"):
-    return page.get_by_role("textbox", name=f"{label} {token} slot {slot}", exact=True)
-
-
-def weights_table(page, label):
-    return page.get_by_role("table", name=label, exact=True)
-
-
-def expect_tables(page, tables):
-    for label, rows in tables.items():
-        body = weights_table(page, label).locator("tbody tr")
-        expect(body).to_have_count(len(rows))
-        for q, row in enumerate(rows):
-            expect(body.nth(q).locator("td")).to_have_text(row)
-
 
 def expect_weights(page, label, weights):
     """Every cell prints the weight to 4 decimals and carries repr(weight) in data-value."""
@@ -134,7 +80,7 @@ def test_the_first_edit_after_loading_is_marked(browser, site_url):
     expect(weights_table(page, "head 1 weights").locator("td.moved")).to_have_count(2)
     expect(weights_table(page, "head 0 weights").locator("caption")).to_have_text("head 0 (slots 0-1): unchanged")
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()
 
 
 def test_the_exercise_by_typing_moves_head_1_only(reader):
@@ -399,7 +345,7 @@ def test_no_accessibility_violations_default_and_after_interaction(browser, site
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert (background == "rgb(13, 17, 23)") == (scheme == "dark")
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()
 
 
 # --- the URL fragment ---------------------------------------------------------------------
@@ -423,7 +369,7 @@ def test_a_shared_link_reopens_the_same_figure(reader, browser, site_url):
     expect(page.locator("#seed")).to_have_value("7")
     expect(page.locator("#fragment-notice")).to_be_empty()
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()
 
 
 def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(browser, site_url):
@@ -435,7 +381,7 @@ def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(br
     expect(page).to_have_title("Multi-head attention, by hand")
     expect_tables(page, WORKED)
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()
 
 
 @pytest.mark.parametrize("fragment, words", [
@@ -469,7 +415,7 @@ def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):
     widest = page.evaluate("Math.max(...[...document.querySelectorAll('.figure-panel')].map(e => e.getBoundingClientRect().right))")
     assert widest <= 375
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()
 
 
 def test_editing_the_link_in_the_address_bar_applies_it(reader):
@@ -486,10 +432,11 @@ def test_editing_the_link_in_the_address_bar_applies_it(reader):
 
 
 def large_state():
-    """bench/page.py's large case: 16 tokens of width 64, 8 heads, learned projections, seed 0."""
-    import fragment
+    """bench/page.py's large case: 16 tokens of width 64, 8 heads, random projections, seed 0."""
+    from page import fragment
+    from page import state as figure_state
 
-    state = fragment.default_state()
+    state = figure_state.default_state()
     state.update(tokens=[[round(((t * 7 + s * 3) % 11) / 5 - 1, 1) for s in range(64)] for t in range(16)],
                  heads=8, kv_heads=8, projections="random", seed=0)
     return state, "#" + fragment.encode(state)
@@ -519,4 +466,4 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
     outputs = page.get_by_role("table", name="output after w_o", exact=True)
     expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.4f}")
     page.context.close()
-    assert not guard.problems, guard.problems
+    assert not guard.problems(), guard.problems()

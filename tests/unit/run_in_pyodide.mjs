@@ -1,11 +1,11 @@
 // Run a Python file inside real Pyodide under Node, with py/ on the path.
-// Usage: node tests/run_in_pyodide.mjs SCRIPT.py  (prints what the script prints)
+// Usage: node tests/unit/run_in_pyodide.mjs SCRIPT.py  (prints what the script prints)
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPyodide } from "pyodide";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pyodide = await loadPyodide({ stdout: (line) => console.log(line), stderr: (line) => console.error(line) });
 pyodide.FS.mkdirTree("/project/py");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: resolve(root, "py") }, "/project/py");

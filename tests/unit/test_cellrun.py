@@ -1,18 +1,13 @@
-"""The cell runner: captured output, tracebacks that start at the reader's code, a time limit."""
+"""The cell runner (cells/run.py): captured output, and tracebacks that start at the reader's code.
+
+The time limit is the page's (it terminates the cells' worker): see tests/browser/test_cells_page.py.
+"""
 
 import sys
 
 import pytest
 
-from cellrun import run_cell
-
-# --- test data ---------------------------------------------------------------
-
-RUNAWAY = {  # loops that never end, and the lines of the loop the runner may name
-    "while True:\n    pass\n": {1, 2},
-    "x = 0\nwhile True:\n    try:\n        x += 1\n    except Exception:\n        pass\n": {2, 3, 4, 5, 6},
-    "def spin():\n    while True:\n        pass\n\nspin()\n": {2, 3},
-}
+from cells.run import run_cell
 
 # --- tests ------------------------------------------------------------------------
 
@@ -45,7 +40,7 @@ def test_a_traceback_starts_at_the_readers_code():
     assert lines[2].strip() == "f([1])"
     assert '  File "<cell>", line 3, in f' in lines
     assert lines[-1] == "IndexError: list index out of range"
-    assert "cellrun" not in error and "exec" not in error
+    assert "run.py" not in error and "exec" not in error
 
 
 def test_errors_inside_mha_show_the_path_from_the_cell():
@@ -65,100 +60,16 @@ def test_base_exceptions_are_reported_not_raised(exit_code):
     assert out == "hi\n" and error.splitlines()[-1].startswith(exit_code.split("(")[0])
 
 
-@pytest.mark.parametrize("source, lines", RUNAWAY.items())
-def test_runaway_code_is_stopped_with_a_clear_message(source, lines):
-    out, error = run_cell(source, time_limit=0.3)
-    assert any(error.startswith(f"stopped after 0.3 s: the cell was still running at line {n}.") for n in lines)
-
-
-def test_output_before_the_limit_is_kept():
-    out, error = run_cell("print('started')\nwhile True:\n    pass\n", time_limit=0.3)
-    assert out == "started\n" and error.startswith("stopped after 0.3 s")
-
-
-def test_quick_code_is_not_stopped():
-    out, error = run_cell("total = sum(i for i in range(10000))\nprint(total)\n", time_limit=0.3)
-    assert (out, error) == ("49995000\n", None)
-
-
-def test_runner_state_is_restored():
-    def tracer(frame, event, arg):
-        return None
-
+def test_the_streams_are_put_back_after_a_run_and_after_a_failure():
     stdout, stderr = sys.stdout, sys.stderr
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        run_cell("while True:\n    pass\n", time_limit=0.2)
-        run_cell("raise ValueError('x')\n")
-        assert sys.gettrace() is tracer
-    finally:
-        sys.settrace(previous)
+    run_cell("print('x')\n")
+    run_cell("raise ValueError('x')\n")
     assert sys.stdout is stdout and sys.stderr is stderr
-
-
-# --- cells share the interpreter with the page: protected modules are put back ---------------
-
-PATCH_MHA = "import mha\nmha.softmax = None\nmha.multi_head_attention = lambda *a: 1 / 0\nmha.extra = 1\n"
-
-
-def test_a_cell_cannot_monkeypatch_a_protected_module_for_good():
-    import mha
-
-    before = dict(vars(mha))
-    out, error = run_cell(PATCH_MHA, protect=("mha",))
-    assert error is None
-    assert vars(mha) == before and "extra" not in vars(mha)
-    assert mha.softmax([0.0, 0.0]) == [0.5, 0.5]
-
-
-def test_protection_covers_submodules_and_failed_and_stopped_runs():
-    import mha
-
-    softmax_module = sys.modules["mha.softmax"]  # the package's `softmax` attribute is the function
-    original = softmax_module.softmax
-    for tail, limit in [("raise ValueError('x')\n", 5.0), ("while True:\n    pass\n", 0.2)]:
-        patch = "import sys\nsys.modules['mha.softmax'].softmax = print\n"
-        run_cell(patch + tail, time_limit=limit, protect=("mha",))
-        assert softmax_module.softmax is original and mha.softmax is original
-
-
-def test_page_code_called_from_a_cell_sees_the_modules_as_before_the_cell():
-    """show() runs the page's figure code: inside page_view() it gets the real mha, then the cell's patch again."""
-    import mha
-    from cellrun import page_view
-
-    seen = []
-
-    def show():
-        with page_view():
-            seen.append(mha.softmax([0.0, 0.0]))
-        seen.append(mha.softmax)
-
-    run_cell(PATCH_MHA + "show()\n", {"show": show}, protect=("mha",))
-    assert seen == [[0.5, 0.5], None]
-
-
-def test_state_the_page_code_sets_during_show_is_kept():
-    """The figure code may rebind its own globals when show() draws: that is the page's state, not the cell's."""
-    import mha
-    from cellrun import page_view
-
-    def show():
-        with page_view():
-            mha.last_shown = "tokens"
-
-    try:
-        out, _ = run_cell(PATCH_MHA + "show()\nprint(mha.last_shown, mha.softmax)\n", {"show": show}, protect=("mha",))
-        assert out == "tokens None\n"  # the cell sees the page's new state and still its own patch
-        assert mha.last_shown == "tokens" and mha.softmax([0.0]) == [1.0]
-    finally:
-        vars(mha).pop("last_shown", None)
 
 
 def test_a_print_loop_keeps_only_the_first_characters():
     """MAX_OUTPUT characters, then one line saying how much was left out; the run itself is not stopped."""
-    from cellrun import MAX_OUTPUT
+    from cells.run import MAX_OUTPUT
 
     out, error = run_cell("for i in range(100_000):\n    print('0123456789')\nprint('done')\n")
     assert error is None
@@ -171,4 +82,19 @@ def test_input_says_why_it_cannot_work_in_a_cell():
     out, error = run_cell("name = input('name? ')\n")
     assert error.splitlines()[-1] == ("RuntimeError: input() cannot ask anything in a cell: "
                                       "write the value into the code instead")
-    assert "cellrun" not in error
+    assert "run.py" not in error
+
+
+def test_output_is_heard_while_the_cell_runs_and_ends_equal_to_the_result():
+    heard = []
+    out, error = run_cell("print('a')\nprint('b')\n", on_output=heard.append)
+    assert heard == ["a", "a\n", "a\nb", "a\nb\n"] and heard[-1] == out
+
+
+def test_a_print_loop_is_heard_a_limited_number_of_times():
+    """LIVE_WRITES one by one, then at most LIVE_PER_SECOND a second: a loop cannot flood the page."""
+    from cells.run import LIVE_WRITES
+
+    heard = []
+    out, error = run_cell("for i in range(5000):\n    print(i)\n", on_output=heard.append)
+    assert error is None and LIVE_WRITES <= len(heard) < LIVE_WRITES + 20

@@ -1,6 +1,6 @@
 """Every code cell runs in CPython through the page's runner and prints the lesson's numbers.
 
-The expected numbers are LESSON.md's hand-worked ones (sections 3 and 4) and
+The expected numbers are hand-worked (the worked example, derived in tests/conftest.py) and
 hand-worked byte counts, written as literals; the cross-attention rows are
 checked against numpy.
 """
@@ -12,13 +12,13 @@ import re
 
 import pytest
 
-from cellrun import run_cell
+from cells.run import run_cell
 
-CELLS = pathlib.Path(__file__).resolve().parent.parent / "site" / "cells"
+CELLS = pathlib.Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
 # --- test data ---------------------------------------------------------------
 
-# LESSON.md section 3.
+# The worked example (derived by hand in tests/conftest.py).
 HEAD_0 = ["[0.5177, 0.4823]", "[0.5141, 0.4859]"]
 HEAD_1 = ["[0.6698, 0.3302]", "[0.3302, 0.6698]"]
 ONE_HEAD = ["[0.6341, 0.3659]", "[0.3870, 0.6130]"]
@@ -126,7 +126,7 @@ def test_kv_cache_prints_the_hand_worked_bills():
 
 # --- the page places every cell and states the lesson's numbers -------------------
 
-PAGE = CELLS.parent / "index.html"
+PAGE = CELLS.parents[1] / "index.html"
 
 
 def test_the_page_places_every_cell_once_and_no_missing_one():

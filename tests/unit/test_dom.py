@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-import dom
+from page import dom
 
 # --- test data ---------------------------------------------------------------
 

@@ -3,9 +3,9 @@
 import re
 from pathlib import Path
 
-import dom
+from page import dom
 
-BOOT = Path(__file__).resolve().parent.parent / "site" / "boot.js"
+BOOT = Path(__file__).resolve().parents[2] / "site" / "boot.js"
 
 
 def test_boot_js_and_dom_py_allow_the_same_tags():

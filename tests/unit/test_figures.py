@@ -1,6 +1,6 @@
 """The lesson's figure trees carry the rendering contract and mha's numbers.
 
-References: LESSON.md's hand-worked numbers (sections 3 and 4), written here
+References: the hand-worked numbers of tests/conftest.py (the worked example, the exercise), written here
 as literals; data-value is compared with what mha computes.
 """
 
@@ -8,19 +8,20 @@ import math
 
 import pytest
 
-import lesson_figures as lf
+from figures import competition, kv
+from figures import heads as lf
 import mha
-from lesson_competition import MAX_DISTRACTORS
+from page.state import MAX_DISTRACTORS, parse_distractors
 
 # --- test data ---------------------------------------------------------------
 
-# LESSON.md section 3: two tokens, width 4, two heads of width 2.
+# The worked example (conftest.py): two tokens, width 4, two heads of width 2.
 SECTION_3 = {
     "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
     "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
     "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
 }
-# LESSON.md section 4: token 1's time slots set to token 0's.
+# The exercise (conftest.py): token 1's time slots set to token 0's.
 SECTION_4 = {
     "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
     "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
@@ -181,7 +182,7 @@ def test_no_markers_without_previous_or_when_the_shape_changed():
 @pytest.mark.parametrize("delta, marked", [(0.00004, False), (0.00006, True), (-0.2, True)])
 def test_the_moved_threshold_is_mha_weight_changes(delta, marked):
     (change,), = mha.weight_changes([[0.5 + delta]], [[0.5]])
-    cell = lf.weight_cell(0.5, change)
+    (cell,) = find(lf.weight_table([[0.5]], "one weight", "", [[change]]), "td")
     assert ("moved" in class_list(cell)) == marked == ("data-delta" in cell[1])
 
 
@@ -236,7 +237,7 @@ def test_patches_carry_exactly_what_the_trees_draw():
 
 def test_sharing_diagram_groups_query_heads_by_kv_head():
     result = mha.multi_head_attention([[0.0] * 8], 4, kv_heads=2)
-    diagram = lf.sharing_diagram(result.kv_head_of)
+    diagram = kv.sharing_diagram(result.kv_head_of)
     check_tree(diagram)
     groups = find(diagram, "p", **{"class": "kv-group"})
     assert [text(g) for g in groups] == ["key/value head 0: query head 0, query head 1",
@@ -246,17 +247,17 @@ def test_sharing_diagram_groups_query_heads_by_kv_head():
 
 @pytest.mark.parametrize("kv_head_of, name", [([0, 1], "plain multi-head"), ([0, 0, 0], "multi-query")])
 def test_sharing_diagram_names_the_variant(kv_head_of, name):
-    assert text(find(lf.sharing_diagram(kv_head_of), "figcaption")[0]).startswith(name)
+    assert text(find(kv.sharing_diagram(kv_head_of), "figcaption")[0]).startswith(name)
 
 
 def test_kv_heads_picker_offers_the_divisors_of_the_heads():
-    assert [text(o) for o in find(lf.kv_heads_picker(8, 2), "option")] == ["1", "2", "4", "8"]
+    assert [text(o) for o in find(kv.kv_heads_picker(8, 2), "option")] == ["1", "2", "4", "8"]
 
 
 def test_kv_cache_readout_for_llama_3_8b():
     """2 x 32 layers x 8 kv heads x 8192 tokens x 128 x 2 bytes = 2**30 bytes = 1.00 GiB; 4 x that unshared."""
     (shape,) = [s for s in mha.MODEL_SHAPES if s.name == "Llama-3-8B"]
-    readout = lf.kv_cache_readout(shape, 8192)
+    readout = kv.kv_cache_readout(shape, 8192)
     check_tree(readout)
     values = [n for n in nodes(readout) if "data-value" in n[1]]
     assert [float(n[1]["data-value"]) for n in values] == [2**30, 2**32, 0.75]
@@ -264,7 +265,7 @@ def test_kv_cache_readout_for_llama_3_8b():
 
 
 def test_kv_cache_table_has_one_row_per_model():
-    tree = lf.kv_cache_table(4096)
+    tree = kv.kv_cache_table(4096)
     rows = find(find(tree, "tbody")[0], "tr")
     assert [text(find(r, "th")[0]) for r in rows] == [s.name for s in mha.MODEL_SHAPES]
     llama_70b = rows[1]
@@ -272,15 +273,15 @@ def test_kv_cache_table_has_one_row_per_model():
 
 
 def test_model_select_lists_the_presets_and_a_custom_shape():
-    options = find(lf.model_select("Mistral-7B"), "option")
+    options = find(kv.model_select("Mistral-7B"), "option")
     assert [o[1]["value"] for o in options] == [s.name for s in mha.MODEL_SHAPES] + ["custom"]
     assert [text(o) for o in options if "selected" in o[1]] == ["Mistral-7B"]
 
 
 def test_kv_fields_round_trip_through_read_kv_fields():
     shape = mha.MODEL_SHAPES[1]
-    fields = {n[1]["id"]: n[1]["value"] for n in find(lf.kv_cache_fields(shape, 4096), "input")}
-    assert lf.read_kv_fields(fields) == (shape._replace(name="custom"), 4096, 2.0)
+    fields = {n[1]["id"]: n[1]["value"] for n in find(kv.kv_cache_fields(shape, 4096), "input")}
+    assert kv.read_kv_fields(fields) == (shape._replace(name="custom"), 4096, 2.0)
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -288,9 +289,9 @@ def test_kv_fields_round_trip_through_read_kv_fields():
     ("kv-seq-len", "<script>", "whole number"),
 ])
 def test_read_kv_fields_rejects_bad_input(field, value, message):
-    fields = {n[1]["id"]: n[1]["value"] for n in find(lf.kv_cache_fields(mha.MODEL_SHAPES[0], 10), "input")}
+    fields = {n[1]["id"]: n[1]["value"] for n in find(kv.kv_cache_fields(mha.MODEL_SHAPES[0], 10), "input")}
     with pytest.raises(ValueError, match=message):
-        lf.read_kv_fields({**fields, field: value})
+        kv.read_kv_fields({**fields, field: value})
 
 
 # --- softmax competition (section 8) -------------------------------------------------
@@ -306,14 +307,14 @@ def reference_relevant_weight(tokens, start, stop):
 
 @pytest.mark.parametrize("k", [0, 1, 5, MAX_DISTRACTORS])
 def test_relevant_weights_match_a_numpy_reference(k):
-    tokens = lf.competition_tokens(k)
+    tokens = competition.competition_tokens(k)
     expected = [reference_relevant_weight(tokens, 0, 2), reference_relevant_weight(tokens, 2, 4),
                 reference_relevant_weight(tokens, 0, 4)]
-    assert lf.relevant_weights(k) == pytest.approx(expected, abs=1e-12)
+    assert competition.relevant_weights(k) == pytest.approx(expected, abs=1e-12)
 
 
 def test_the_relevant_weight_falls_in_every_head_as_distractors_grow():
-    curve = [lf.relevant_weights(k) for k in range(MAX_DISTRACTORS + 1)]
+    curve = [competition.relevant_weights(k) for k in range(MAX_DISTRACTORS + 1)]
     for head in range(3):
         column = [row[head] for row in curve]
         assert all(a > b for a, b in zip(column, column[1:])), head
@@ -321,7 +322,7 @@ def test_the_relevant_weight_falls_in_every_head_as_distractors_grow():
 
 
 def test_competition_figure_prints_alone_and_now():
-    tree = lf.competition_figure(4)
+    tree = competition.competition_figure(4)
     check_tree(tree)
     rows = find(find(tree, "tbody")[0], "tr")
     assert [text(find(r, "th")[0]) for r in rows] == ["head 0", "head 1", "one head"]
@@ -333,26 +334,26 @@ def test_competition_figure_prints_alone_and_now():
 
 
 def test_distractor_input_reads_back_through_parse_distractors():
-    (field,) = find(lf.distractor_input(7), "input", id="distractors")
-    assert lf.parse_distractors(field[1]["value"]) == 7 and field[1]["type"] == "text"
+    (field,) = find(competition.distractor_input(7), "input", id="distractors")
+    assert parse_distractors(field[1]["value"]) == 7 and field[1]["type"] == "text"
 
 
 @pytest.mark.parametrize("bad", ["-1", "31", "many", "1e309", ""])
 def test_distractor_count_is_checked(bad):
     with pytest.raises(ValueError, match="distractors"):
-        lf.parse_distractors(bad)
+        parse_distractors(bad)
 
 
 # --- every builder ---------------------------------------------------------------
 
 @pytest.mark.parametrize("build", [
     lambda: lf.token_grid(mha.LESSON_TOKENS, 2), lambda: lf.token_buttons(3), lf.preset_buttons,
-    lambda: lf.heads_picker(4, 2), lambda: lf.kv_heads_picker(4, 2),
+    lambda: lf.heads_picker(4, 2), lambda: kv.kv_heads_picker(4, 2),
     lambda: lf.slot_legend(compute(mha.LESSON_TOKENS)[0]), lambda: lf.output_tables(compute(mha.LESSON_TOKENS)[0]),
-    lambda: lf.head_tables(*compute(mha.LESSON_TOKENS)), lambda: lf.sharing_diagram([0, 0, 1, 1]),
-    lambda: lf.model_select(), lambda: lf.kv_cache_fields(mha.MODEL_SHAPES[0], 4096),
-    lambda: lf.kv_cache_readout(mha.MODEL_SHAPES[4], 4096), lambda: lf.kv_cache_table(4096),
-    lambda: lf.competition_figure(3), lambda: lf.competition_curve(), lambda: lf.distractor_input(4),
+    lambda: lf.head_tables(*compute(mha.LESSON_TOKENS)), lambda: kv.sharing_diagram([0, 0, 1, 1]),
+    lambda: kv.model_select(), lambda: kv.kv_cache_fields(mha.MODEL_SHAPES[0], 4096),
+    lambda: kv.kv_cache_readout(mha.MODEL_SHAPES[4], 4096), lambda: kv.kv_cache_table(4096),
+    lambda: competition.competition_figure(3), lambda: competition.competition_curve(), lambda: competition.distractor_input(4),
 ], ids=lambda b: getattr(b, "__name__", "builder"))
 def test_every_builder_returns_a_well_formed_tree(build):
     check_tree(build())

@@ -4,8 +4,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fragment
+from page import fragment
+from page import state as figure_state
 import mha
+
+
+def figure_settings():
+    """What decode() gives for an empty link: the default state's figure settings (not the KV calculator)."""
+    return {key: figure_state.default_state()[key] for key in figure_state.FIGURE_KEYS}
 
 # --- test data ---------------------------------------------------------------
 
@@ -57,19 +63,19 @@ def states(draw):
     rows = lambda: st.lists(st.lists(numbers, min_size=width, max_size=width), min_size=1, max_size=4)  # noqa: E731
     return {"tokens": draw(rows()), "heads": heads, "kv_heads": kv_heads, "causal": draw(st.booleans()),
             "projections": draw(st.sampled_from(["identity", "random"])),
-            "seed": draw(st.integers(0, fragment.MAX_SEED)), "context": draw(st.none() | rows()),
+            "seed": draw(st.integers(0, figure_state.MAX_SEED)), "context": draw(st.none() | rows()),
             "distractors": draw(st.integers(0, 30))}
 
 
 # --- tests ------------------------------------------------------------------------
 
 def test_the_lesson_state_is_short_and_readable():
-    assert fragment.encode(fragment.default_state()) == LESSON_FRAGMENT
-    assert fragment.decode("#" + LESSON_FRAGMENT) == fragment.default_state()
+    assert fragment.encode(figure_settings()) == LESSON_FRAGMENT
+    assert fragment.decode("#" + LESSON_FRAGMENT) == figure_settings()
 
 
 def test_an_empty_fragment_is_the_lesson():
-    assert fragment.decode("") == fragment.decode("#") == fragment.default_state()
+    assert fragment.decode("") == fragment.decode("#") == figure_settings()
 
 
 def test_missing_settings_take_defaults_and_kv_follows_heads():
@@ -78,14 +84,14 @@ def test_missing_settings_take_defaults_and_kv_follows_heads():
 
 
 def test_cross_attention_context_round_trips():
-    state = {**fragment.default_state(), "context": [[0.5, 0.5, 0.5, 0.5]], "projections": "random", "seed": 7}
+    state = {**figure_settings(), "context": [[0.5, 0.5, 0.5, 0.5]], "projections": "random", "seed": 7}
     text = fragment.encode(state)
     assert "x=0.5,0.5,0.5,0.5" in text and "p=rand" in text
     assert fragment.decode(text) == state
 
 
 def test_percent_encoded_numbers_are_read():
-    assert fragment.decode("#t=1%2C0%2C0%2C1%3B0.9%2C0.1%2C1%2C0") == fragment.default_state()
+    assert fragment.decode("#t=1%2C0%2C0%2C1%3B0.9%2C0.1%2C1%2C0") == figure_settings()
 
 
 @settings(max_examples=150, deadline=None)
@@ -97,7 +103,7 @@ def test_round_trip(state):
 @settings(max_examples=50, deadline=None)
 @given(st.lists(numbers, min_size=1, max_size=8))
 def test_numbers_come_back_bit_for_bit(row):
-    state = {**fragment.default_state(), "tokens": [row], "heads": 1, "kv_heads": 1}
+    state = {**figure_settings(), "tokens": [row], "heads": 1, "kv_heads": 1}
     back = fragment.decode(fragment.encode(state))["tokens"][0]
     assert [x.hex() for x in back] == [float(x).hex() for x in row]
 

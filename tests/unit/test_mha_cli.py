@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PY = Path(__file__).resolve().parent.parent / "py"
+PY = Path(__file__).resolve().parents[2] / "py"
 
 
 def run(*args):

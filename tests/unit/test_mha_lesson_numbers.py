@@ -1,4 +1,4 @@
-"""The lesson's worked numbers (LESSON.md sections 3 and 4), checked against mha.
+"""The lesson's worked numbers (worked by hand in tests/conftest.py), checked against mha.
 
 Test data first, then the tests. Every expected number below was worked out by
 hand from the formula, not by calling mha.

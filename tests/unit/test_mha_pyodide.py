@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = Path(__file__).with_name("pyodide_cases.py")
 RUNNER = Path(__file__).with_name("run_in_pyodide.mjs")
 

@@ -5,7 +5,7 @@ import io
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_snippet_prints_its_documented_output():

@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 
 import build
-import dom
-import figure
+import figures
+from page import dom
 
 # --- test data ---------------------------------------------------------------
 
 RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
            "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
            f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
-PAGE = ["index.html", "boot.js", "style.css", "main.py", "dom.py", "figure.py", "pyscript.json", ".nojekyll"]
+PAGE = ["index.html", "boot.js", "style.css", "cells.css", "page/main.py", "cells/worker.mjs", "pyscript.json",
+        ".nojekyll"]
 NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__"]
 URL_ATTRIBUTE = re.compile(r'\b(?:src|href|config)="([^"]*)"')
 
@@ -37,6 +38,12 @@ def _wheel_name():
 def _wheel(built_site):
     """The one mha wheel, under wheels/<first 16 hex digits of its sha256>/."""
     (path,) = built_site.glob(f"wheels/*/{_wheel_name()}")
+    return path
+
+
+def _modules(built_site):
+    """The one archive of the site's modules, under modules/<first 16 hex digits of its sha256>/."""
+    (path,) = built_site.glob(f"modules/*/{build.SITE_ARCHIVE}")
     return path
 
 
@@ -76,12 +83,24 @@ def test_every_py_tag_uses_the_local_config(built_site):
 def test_pyscript_config_names_only_local_files(built_site):
     config = json.loads((built_site / "pyscript.json").read_text())
     assert config["interpreter"] == "./pyodide/pyodide.mjs"
-    wheel = _wheel(built_site)
-    assert config["packages"] == [f"./{wheel.relative_to(built_site).as_posix()}"]
-    assert wheel.parent.name == hashlib.sha256(wheel.read_bytes()).hexdigest()[:16]  # new wheel, new URL
-    for url, target in config["files"].items():
-        assert (built_site / url).is_file() and target == url
+    assert "packages" not in config  # no micropip on the way to ready
+    wheel, modules = _wheel(built_site), _modules(built_site)
+    assert config["files"] == {f"./{path.relative_to(built_site).as_posix()}": "./*" for path in (wheel, modules)}
+    for path in (wheel, modules):  # new bytes, new URL: no cache can serve an old one after a rebuild
+        assert path.parent.name == hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     assert "://" not in json.dumps(config)
+
+
+def test_the_site_modules_archive_holds_every_module_and_nothing_else(built_site):
+    """The packages page, figures and cells, less the entry script (fetched as the page's <script>) and the
+    cells' reader sources (pre-rendered into index.html); no loose .py but the entry in dist/."""
+    with zipfile.ZipFile(_modules(built_site)) as archive:
+        names = set(archive.namelist())
+    site = build.SITE
+    expected = {p.relative_to(site).as_posix() for p in site.rglob("*.py") if "__pycache__" not in p.parts}
+    expected -= {build.ENTRY} | {n for n in expected if n.startswith(build.CELL_SOURCES + "/")}
+    assert names == expected and {"page/state.py", "figures/__init__.py", "cells/worker.py"} <= names
+    assert [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.py")] == [build.ENTRY]
 
 
 def test_lock_carries_the_shipped_micropip_hash(built_site):
@@ -108,8 +127,7 @@ def test_mha_wheel_record_matches_its_files(built_site):
 
 def test_mha_wheel_imports_and_is_deterministic(built_site, tmp_path):
     wheel = _wheel(built_site)
-    assert build._build_wheel(tmp_path) == wheel.name
-    assert (tmp_path / wheel.name).read_bytes() == wheel.read_bytes()
+    assert build._build_wheel() == (wheel.name, wheel.read_bytes())
     probe = "import mha, sys; print(mha.__file__.startswith(sys.argv[1]), mha.LESSON_TOKENS)"
     out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, sys.argv[1]); {probe}",
                           str(wheel)], capture_output=True, text=True, check=True).stdout
@@ -117,10 +135,10 @@ def test_mha_wheel_imports_and_is_deterministic(built_site, tmp_path):
 
 
 def test_page_is_prerendered_by_the_live_code(built_site):
-    """index.html holds exactly figure.prerender()'s trees, with the worked numbers in them."""
+    """index.html holds exactly figures.prerender()'s trees, with the worked numbers in them."""
     page = (built_site / "index.html").read_text()
     assert "<!--render:" not in page
-    for key, children in figure.prerender().items():
+    for key, children in figures.prerender().items():
         assert f'id="{key}"' in page
         assert "".join(dom.to_html(node) for node in children) in page
     for number in ["0.5177", "0.4823", "0.6698", "0.3302", "0.6341", "0.3870", "0.6130"]:

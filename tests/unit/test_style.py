@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from lesson_trees import weight_class
+from page.dom import weight_class
 
-CSS = (Path(__file__).resolve().parent.parent / "site" / "style.css").read_text()
+CSS = (Path(__file__).resolve().parents[2] / "site" / "style.css").read_text()
 INK = re.search(r"--ink:\s*(#[0-9a-f]{6})", CSS).group(1)
 
 

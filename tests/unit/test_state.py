@@ -1,0 +1,184 @@
+"""page/state.py: the gate and every transition a reader's edit makes, in CPython (no browser).
+
+Expected values are worked here by hand: a transition's result is a small dict
+whose every field can be written down, and the gate's refusals are mha's
+sentences. KeptRows is compared with numpy.
+"""
+
+import numpy as np
+import pytest
+
+import mha
+from page import state as s
+
+# --- test data ---------------------------------------------------------------
+
+LESSON = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
+EXERCISE = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
+
+
+def state(**changes):
+    return {**s.default_state(), **changes}
+
+
+# --- the gate ----------------------------------------------------------------
+
+def test_the_default_state_is_the_worked_example():
+    fresh = s.default_state()
+    assert fresh["tokens"] == LESSON and fresh["heads"] == fresh["kv_heads"] == 2
+    assert (fresh["causal"], fresh["projections"], fresh["seed"], fresh["context"], fresh["distractors"]) == \
+        (False, "identity", 0, None, 0)
+    assert fresh["kv"] == s.KV(mha.ModelShape("Llama-3-8B", 32, 32, 8, 128), 8192, 2)
+
+
+def test_the_gate_computes_head_one_of_the_worked_example():
+    """Head 1 reads [0, 1] and [1, 0]: gap 1/sqrt(2) -> 1 / (1 + e^-0.7071) = 0.6698 on itself."""
+    view = s.compute(s.default_state())
+    assert round(view.result.weights[1][0][0], 4) == 0.6698
+    assert view.cross is None and len(view.wide) == 2
+
+
+def test_the_gate_refuses_what_mha_refuses_and_keeps_nothing():
+    with pytest.raises(ValueError, match="width 4 is not divisible by 3 heads"):
+        s.compute(state(heads=3, kv_heads=3))
+    with pytest.raises(ValueError, match="overflowed"):
+        s.compute(state(tokens=[[1e200, 0.0, 0.0, 0.0], [1e200, 0.0, 0.0, 0.0]]))
+
+
+def test_the_gate_checks_cross_attention_too():
+    """A context whose self-attention is fine but whose cross-attention overflows is refused."""
+    with pytest.raises(ValueError, match="overflowed"):
+        s.compute(state(tokens=[[1e200, 0.0, 0.0, 0.0]], context=[[1e200, 0.0, 0.0, 0.0]]))
+    assert s.compute(state(context=[[1.0, 0.0, 1.0, 0.0]])).cross is not None
+
+
+def test_equal_shapes_are_patchable_and_a_new_token_is_not():
+    a, b = s.compute(state()), s.compute(state(tokens=EXERCISE))
+    assert a.shape() == b.shape()
+    assert s.compute(state(tokens=LESSON + [[0.0] * 4])).shape() != a.shape()
+
+
+# --- transitions -----------------------------------------------------------------
+
+def test_changed_replaces_settings_and_refuses_unknown_ones():
+    new = s.changed(s.default_state(), seed=7, causal=True)
+    assert (new["seed"], new["causal"]) == (7, True) and s.default_state()["seed"] == 0
+    with pytest.raises(ValueError, match="no setting 'colour'"):
+        s.changed(s.default_state(), colour="red")
+
+
+def test_with_number_sets_one_slot_and_leaves_the_old_state_alone():
+    old = s.default_state()
+    new = s.with_number(s.with_number(old, "tokens", 1, 2, 0.0), "tokens", 1, 3, 1.0)
+    assert new["tokens"] == EXERCISE and old["tokens"] == LESSON
+
+
+def test_with_width_pads_with_zeros_and_fits_the_heads():
+    """Width 8 keeps 2 heads (8 / 2 = 4); width 4 -> 2 after 3 heads is impossible, so heads shrink."""
+    wide = s.with_width(s.default_state(), 8)
+    assert wide["tokens"] == [[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0], [0.9, 0.1, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    assert (wide["heads"], wide["kv_heads"]) == (2, 2)
+    eight_heads = s.with_heads(wide, 8)
+    narrow = s.with_width(eight_heads, 4)
+    assert narrow["tokens"] == LESSON and (narrow["heads"], narrow["kv_heads"]) == (4, 4)
+
+
+def test_with_tokens_resizes_the_context_to_the_new_width():
+    crossed = s.with_cross(s.default_state(), True)
+    new = s.with_tokens(crossed, [[1.0, 2.0]])
+    assert new["context"] == [[1.0, 0.0], [0.0, 1.0], [0.9, 0.1]] and new["heads"] == 2
+
+
+def test_with_heads_keeps_grouping_when_heads_were_shared():
+    """8 query heads sharing 2 kv heads, then 4 query heads: kv heads stay 2 (the largest divisor <= 2)."""
+    grouped = s.changed(s.with_heads(s.with_width(s.default_state(), 8), 8), kv_heads=2)
+    assert (s.with_heads(grouped, 4)["heads"], s.with_heads(grouped, 4)["kv_heads"]) == (4, 2)
+    plain = s.with_heads(s.with_width(s.default_state(), 8), 8)
+    assert (plain["heads"], plain["kv_heads"]) == (8, 8)
+
+
+@pytest.mark.parametrize("count, rules", [
+    (1, (False, True, "")), (2, (False, False, "")), (32, (True, False, "32 is the most this page draws.")),
+])
+def test_button_rules_follow_the_caps(count, rules):
+    assert s.button_rules(count) == rules
+
+
+def test_adding_and_removing_tokens_stop_at_the_caps():
+    added = s.with_token_added(s.default_state(), "tokens")
+    assert added["tokens"] == LESSON + [[0.0, 0.0, 0.0, 0.0]]
+    assert s.with_token_removed(added, "tokens")["tokens"] == LESSON
+    with pytest.raises(ValueError, match="keeps at least one token"):
+        s.with_token_removed(state(tokens=[[1.0] * 4]), "tokens")
+    with pytest.raises(ValueError, match="at most 32 tokens"):
+        s.with_token_added(state(tokens=[[0.0] * 4] * 32), "tokens")
+
+
+def test_with_cross_switches_the_default_context_on_and_off():
+    on = s.with_cross(s.default_state(), True)
+    assert on["context"] == s.DEFAULT_CONTEXT
+    assert s.with_cross(on, False)["context"] is None
+
+
+def test_a_preset_restores_the_lessons_tokens_and_two_plain_heads_but_keeps_options():
+    moved = s.changed(s.with_heads(s.with_width(s.default_state(), 8), 8), kv_heads=2, causal=True, seed=5)
+    back = s.with_preset(moved, EXERCISE)
+    assert (back["tokens"], back["heads"], back["kv_heads"]) == (EXERCISE, 2, 2)
+    assert (back["causal"], back["seed"]) == (True, 5)
+
+
+def test_a_link_replaces_the_figure_settings_but_not_the_calculator():
+    custom = s.with_kv_fields(s.default_state(), mha.ModelShape("custom", 2, 4, 2, 8), 100, 1)
+    fields = {key: s.default_state()[key] for key in s.FIGURE_KEYS} | {"seed": 9}
+    linked = s.with_link(custom, fields)
+    assert linked["seed"] == 9 and linked["kv"] == custom["kv"]
+
+
+@pytest.mark.parametrize("parse, text, value", [
+    (s.parse_distractors, "30", 30), (s.parse_distractors, "0", 0), (s.parse_seed, "4294967295", 2**32 - 1)])
+def test_counts_parse_within_their_range(parse, text, value):
+    assert parse(text) == value
+
+
+@pytest.mark.parametrize("parse, text, words", [
+    (s.parse_distractors, "31", "between 0 and 30"), (s.parse_distractors, "-1", "between 0 and 30"),
+    (s.parse_seed, "4294967296", "between 0 and 4294967295"), (s.parse_seed, "abc", "whole number")])
+def test_counts_out_of_range_are_refused_with_a_sentence(parse, text, words):
+    with pytest.raises(ValueError, match=words):
+        parse(text)
+
+
+def test_the_calculator_keeps_the_shown_models_name_when_shapes_tie():
+    """Llama-3-8B and Mistral-7B share (32, 32, 8, 128): editing Mistral's sequence length keeps 'Mistral-7B'."""
+    mistral = s.with_model(s.default_state(), "Mistral-7B")
+    edited = s.with_kv_fields(mistral, mistral["kv"].shape._replace(name="custom"), 4096, 2)
+    assert edited["kv"] == s.KV(s.model_shape("Mistral-7B"), 4096, 2)
+
+
+def test_numbers_that_match_no_model_are_your_own_shape():
+    edited = s.with_kv_fields(s.default_state(), mha.ModelShape("custom", 3, 4, 2, 8), 10, 1)
+    assert edited["kv"].shape == mha.ModelShape("your own shape", 3, 4, 2, 8)
+
+
+# --- the row cache -------------------------------------------------------------------
+
+def test_kept_rows_give_numpys_product_and_fresh_lists():
+    weights = mha.random_projections(8, 2, seed=9)
+    project = s.KeptRows()
+    tokens = np.random.default_rng(2).normal(size=(4, 8)).tolist()
+    for step in range(6):
+        tokens[step % 4][step] += 0.25
+        got = project(tokens, weights["w_q"])
+        np.testing.assert_allclose(got, np.array(tokens) @ np.array(weights["w_q"]), rtol=0, atol=1e-12)
+        got[0][0] = 123.0  # a caller changing its result must not change the next one
+        assert project(tokens, weights["w_q"])[0][0] != 123.0
+
+
+def test_random_projections_through_the_gate_match_plain_mha_to_the_bit():
+    """The kept rows are the same numbers mha computes without them, edit after edit."""
+    current = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    for step in range(4):
+        current = s.with_number(current, "tokens", step % 2, step, 0.5 * step)
+        kept = s.compute(current)
+        plain = mha.multi_head_attention(current["tokens"], 2, **mha.random_projections(8, 2, seed=3))
+        assert kept.result.weights == plain.weights and kept.result.outputs == plain.outputs
