@@ -1,0 +1,30 @@
+"""Heads you can train and then probe: a two-layer attention-only model that learns induction.
+
+Vocabulary as in mha: tokens, queries, keys, values, heads, weights. Here
+the head width is the whole residual stream (18: one-hot token, one-hot
+position), and each head is two 18 x 18 matrices, W_QK and W_OV.
+
+    params = train(seed=0)                      # 800 Adam steps, about 12 s (95% at ~300)
+    accuracy(params)                            # held-out, pinned positions only
+    head_report(params)                         # previous-token and induction scores, ablations
+    predict(params, [3, 1, 4, 1, 5, 0, 2, 5, 0, 2, 5, 0])   # every head's weights, next-token guesses
+
+Modules: task (sequences), model (forward), gradients (backward by hand),
+adam, train, probes, checkpoints. Standard library only.
+"""
+
+from .task import LENGTH, VOCAB, held_out, make_batch, make_sequence, pinned_positions
+from .model import HEADS, WIDTH, count_params, forward, init_params
+from .gradients import gradients
+from .adam import adam_step, learning_rate
+from .train import BATCH, STEPS, train
+from .probes import accuracy, evaluate, head_report, head_scores, induction_score, predict, previous_token_score
+from .checkpoints import checkpoints, params_from_checkpoint, round_params
+
+__all__ = [
+    "LENGTH", "VOCAB", "held_out", "make_batch", "make_sequence", "pinned_positions",
+    "HEADS", "WIDTH", "count_params", "forward", "init_params", "gradients", "adam_step",
+    "learning_rate", "BATCH", "STEPS", "train", "accuracy", "evaluate", "head_report",
+    "head_scores", "induction_score", "predict", "previous_token_score", "checkpoints",
+    "params_from_checkpoint", "round_params",
+]

@@ -1,0 +1,86 @@
+"""Probes of a trained model: accuracy, each head's role, ablation, and predict() for the page.
+
+Every score is a mean over the held-out set unless sequences are given.
+"""
+
+from .gradients import cross_entropy
+from .model import argmax, forward
+from .task import LENGTH, VOCAB, first_copy_position, held_out, pinned_positions
+
+
+def evaluate(params, sequences=None, ablate=()):
+    """(mean cross-entropy, accuracy) over the pinned positions of sequences, a list of (tokens, n).
+
+    Accuracy: the fraction of pinned positions p where the largest logit is tokens[p + 1].
+    ablate: (layer, head) pairs whose output is zeroed (see forward).
+    """
+    sequences = held_out() if sequences is None else sequences
+    total = correct = count = 0
+    for tokens, n in sequences:
+        logits = forward(params, tokens, ablate).logits
+        for p in pinned_positions(n):
+            total += cross_entropy(logits[p], tokens[p + 1])[0]
+            correct += argmax(logits[p]) == tokens[p + 1]
+            count += 1
+    return total / count, correct / count
+
+
+def accuracy(params, sequences=None, ablate=()):
+    """The fraction of pinned positions predicted right (held-out set by default)."""
+    return evaluate(params, sequences, ablate)[1]
+
+
+def previous_token_score(weights):
+    """Mean over i = 1..n-1 of weights[i][i - 1]: how much each token attends to the one before it.
+
+    weights: n x n softmax rows of one head. 1.0 for a perfect previous-token head.
+    """
+    return sum(weights[i][i - 1] for i in range(1, len(weights))) / (len(weights) - 1)
+
+
+def induction_score(weights, n):
+    """Mean over the pinned positions p of weights[p][p - n + 1]: attention from a token of the second
+    copy to the token right after its first occurrence (the answer). 1.0 for a perfect induction head.
+
+    weights: 12 x 12 softmax rows of one head; n: the segment's length.
+    """
+    pinned = pinned_positions(n)
+    return sum(weights[p][first_copy_position(n, p) + 1] for p in pinned) / len(pinned)
+
+
+def head_scores(params, sequences=None):
+    """Per head, in layer order: {"layer", "head", "previous_token", "induction"}, means over sequences."""
+    sequences = held_out() if sequences is None else sequences
+    heads = [(layer, head) for layer, count in enumerate(params["layers"]) for head in range(len(count))]
+    sums = {key: [0.0, 0.0] for key in heads}
+    for tokens, n in sequences:
+        weights = forward(params, tokens).weights
+        for layer, head in heads:
+            sums[layer, head][0] += previous_token_score(weights[layer][head])
+            sums[layer, head][1] += induction_score(weights[layer][head], n)
+    return [{"layer": layer, "head": head, "previous_token": prev / len(sequences), "induction": ind / len(sequences)}
+            for (layer, head), (prev, ind) in sums.items()]
+
+
+def head_report(params, sequences=None):
+    """head_scores() with each head's "accuracy_ablated": accuracy with that head's output zeroed."""
+    sequences = held_out() if sequences is None else sequences
+    report = head_scores(params, sequences)
+    for row in report:
+        row["accuracy_ablated"] = accuracy(params, sequences, ablate={(row["layer"], row["head"])})
+    return report
+
+
+def predict(params, tokens):
+    """Every head's pattern and the predicted next token, for one sequence of 1..12 tokens in 0..5.
+
+    Returns {"weights": [layer][head] n x n softmax rows, "predictions": n ints (position i's guess
+    for token i + 1)}. Raises ValueError for a sequence the model cannot read.
+    """
+    if not 1 <= len(tokens) <= LENGTH:
+        raise ValueError(f"a sequence has 1 to {LENGTH} tokens, got {len(tokens)}")
+    for i, t in enumerate(tokens):
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < VOCAB:
+            raise ValueError(f"token {i} must be a whole number from 0 to {VOCAB - 1}, got {t!r}")
+    trace = forward(params, tokens)
+    return {"weights": trace.weights, "predictions": [argmax(row) for row in trace.logits]}
