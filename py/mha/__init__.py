@@ -31,15 +31,22 @@ from .heads import (
     split_heads,
 )
 from .projections import matmul, project, random_projections
-from .kv_cache import MODEL_SHAPES, KVCacheBill, ModelShape, format_bytes, kv_cache_bill, kv_cache_bytes
+from .kv_cache import (MODEL_SHAPES, KVCacheBill, ModelShape, beyond_context, format_bytes, kv_cache_bill,
+                       kv_cache_bytes, model_bill, weights_bytes)
 from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_tokens
-from .lesson import EXERCISE_TOKENS, LESSON_HEADS, LESSON_TOKENS
+from .costs import AttentionCosts, attention_costs, model_costs
+from .lesson import (BLEND_HEADS, BLEND_TOKENS, COST_MODEL, EXERCISE_TOKENS, LESSON_CONTEXT, LESSON_HEADS,
+                     LESSON_TOKENS)
 
 __all__ = [
-    "softmax", "entropy", "weight_changes", "largest_change", "head_choices", "kv_head_choices", "fit_heads", "attention", "attention_weights", "weighted_sum", "causal_mask", "matmul",
-    "MultiHeadResult", "head_slots", "merge_heads", "multi_head_attention",
-    "single_head_attention", "split_heads", "project", "random_projections",
-    "MODEL_SHAPES", "KVCacheBill", "ModelShape", "format_bytes", "kv_cache_bill",
-    "kv_cache_bytes", "MAX_TOKENS", "MAX_WIDTH", "parse_count", "parse_number",
-    "parse_tokens", "EXERCISE_TOKENS", "LESSON_HEADS", "LESSON_TOKENS",
+    "softmax", "entropy", "weight_changes", "largest_change",
+    "attention", "attention_weights", "weighted_sum", "causal_mask",
+    "MultiHeadResult", "fit_heads", "head_choices", "head_slots", "kv_head_choices", "merge_heads",
+    "multi_head_attention", "single_head_attention", "split_heads",
+    "matmul", "project", "random_projections",
+    "MODEL_SHAPES", "KVCacheBill", "ModelShape", "beyond_context", "format_bytes", "kv_cache_bill",
+    "kv_cache_bytes", "model_bill", "weights_bytes",
+    "MAX_TOKENS", "MAX_WIDTH", "parse_count", "parse_number", "parse_tokens",
+    "AttentionCosts", "attention_costs", "model_costs",
+    "BLEND_HEADS", "BLEND_TOKENS", "COST_MODEL", "EXERCISE_TOKENS", "LESSON_CONTEXT", "LESSON_HEADS", "LESSON_TOKENS",
 ]

@@ -3,7 +3,7 @@
 import math
 import operator
 
-from .checks import check_finite_result, check_matrix
+from .checks import check_finite_result, check_matrix, check_number
 from .softmax import softmax_of_checked
 
 
@@ -22,8 +22,8 @@ def causal_mask(n, m=None):
     return [[j <= i for j in range(m)] for i in range(n)]
 
 
-def attention(queries, keys, values, mask=None):
-    """softmax(q k^T / sqrt(key width) + mask) v; returns (outputs, weights).
+def attention(queries, keys, values, mask=None, *, scale=None):
+    """softmax(scale q k^T + mask) v, scale = 1/sqrt(key width) unless given; returns (outputs, weights).
 
     queries: n lists of k floats; keys: m lists of k floats; values: m lists
     of v floats; mask: n x m booleans, True = may attend (None: all).
@@ -35,17 +35,20 @@ def attention(queries, keys, values, mask=None):
     if len(values) != len(keys):
         raise ValueError(f"{len(keys)} keys but {len(values)} values")
     _check_mask(mask, len(queries), len(keys))
-    weights = attention_weights(queries, keys, mask)
+    weights = attention_weights(queries, keys, mask, scale=scale)
     return weighted_sum(weights, values), weights
 
 
-def attention_weights(queries, keys, mask=None):
-    """softmax(q k^T / sqrt(key width) + mask): n softmax rows of m floats.
+def attention_weights(queries, keys, mask=None, *, scale=None):
+    """softmax(scale q k^T + mask): n softmax rows of m floats.
 
-    The first half of attention(), for inputs already checked (multi_head_attention
-    checks its tokens once, then calls this per head).
+    scale multiplies every dot product; None is the recipe's 1/sqrt(key width),
+    1.0 leaves the dot products as they are. A larger scale sharpens every row,
+    a smaller one flattens it (multi_head_attention's temperature T gives
+    1/(sqrt(head width) T)). The first half of attention(), for inputs already
+    checked (multi_head_attention checks its tokens once, then calls this per head).
     """
-    scale = 1.0 / math.sqrt(len(keys[0]))
+    scale = 1.0 / math.sqrt(len(keys[0])) if scale is None else check_positive("scale", scale)
     weights = []
     for i, q in enumerate(queries):
         scores = [dot(q, k) * scale for k in keys]
@@ -64,6 +67,14 @@ def weighted_sum(weights, values):
     outputs = [[dot(row, col) for col in columns] for row in weights]
     check_finite_result("attention output", outputs)
     return outputs
+
+
+def check_positive(label, x):
+    """x as a float if it is a finite number above 0, else ValueError naming label."""
+    check_number(label, x)
+    if x <= 0:
+        raise ValueError(f"{label} must be above 0, got {x!r}")
+    return float(x)
 
 
 def _check_mask(mask, n, m):

@@ -4,10 +4,11 @@ Grouped-query and multi-query attention, cross-attention and the causal
 mask are all arguments of the one function below, not copies of it.
 """
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .attention import attention_weights, causal_mask, weighted_sum
+from .attention import attention_weights, causal_mask, check_positive, weighted_sum
 from .checks import check_count, check_matrix
 from .projections import check_weight, matmul
 
@@ -18,7 +19,9 @@ class MultiHeadResult:
 
     Computed at once: weights, heads x n x m softmax rows; head_slots, per
     query head the (start, stop) slots it reads in the simple split;
-    kv_head_of, per query head the key/value head it shares.
+    kv_head_of, per query head the key/value head it shares; query_heads
+    (heads x n x hw), key_heads and value_heads (kv_heads x m x hw), what
+    each head compares and averages: query head i reads key_heads[kv_head_of[i]].
 
     Computed when first read (step 4 of the recipe), then kept: a figure that
     draws only the weights never pays for them, and an overflow in them raises
@@ -34,6 +37,8 @@ class MultiHeadResult:
     value_heads: list = field(repr=False)  # kv_heads x m x head_width
     w_o: object = field(default=None, repr=False)
     project: object = field(default=matmul, repr=False)
+    query_heads: list = field(default=None, repr=False)  # heads x n x head_width, after w_q
+    key_heads: list = field(default=None, repr=False)    # kv_heads x m x head_width, after w_k
 
     @property
     def width(self):
@@ -125,7 +130,7 @@ def check_heads(width, heads, kv_heads=None):
 
 
 def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=False,
-                         w_q=None, w_k=None, w_v=None, w_o=None, project=matmul):
+                         w_q=None, w_k=None, w_v=None, w_o=None, project=matmul, temperature=1.0):
     """concat_i(attention(x w_q[i], c w_k[g(i)], c w_v[g(i)])) w_o; returns a MultiHeadResult.
 
     tokens: n lists of d floats; context: m lists of d floats (None: the tokens
@@ -133,10 +138,13 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     query head i shares key/value head g(i) = i // (heads / kv_heads).
     w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width); None = identity.
     causal: query i may attend only to positions j <= i.
+    temperature: every head divides its scores by sqrt(head_width) * temperature
+    (1.0: the plain recipe; below 1 sharper rows, above 1 flatter ones).
     project(vectors, w): x @ W for checked inputs (mha.matmul); a caller that
     projects the same rows again and again may pass one that remembers them.
     """
     width = check_matrix("token", tokens)
+    check_positive("temperature", temperature)
     source = tokens if context is None else context
     if context is not None:
         check_matrix("context token", context, width)
@@ -162,17 +170,19 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     # 3. attend: each query head with the keys of the key/value head its group shares
     mask = causal_mask(len(tokens), len(source)) if causal else None
     kv_head_of = [i // group for i in range(heads)]
-    weights = [attention_weights(q_heads[i], k_heads[g], mask) for i, g in enumerate(kv_head_of)]
+    scale = 1.0 / (math.sqrt(head_width) * temperature)  # temperature 1.0: exactly 1/sqrt(head_width)
+    weights = [attention_weights(q_heads[i], k_heads[g], mask, scale=scale) for i, g in enumerate(kv_head_of)]
 
     # 4. weights @ values per head, concatenate (heads, n, hw) -> (n, d), mix with w_o:
     #    MultiHeadResult computes these when they are first read
     return MultiHeadResult(weights=weights, head_slots=head_slots(width, heads), kv_head_of=kv_head_of,
-                           head_width=head_width, value_heads=v_heads, w_o=w_o, project=project)
+                           head_width=head_width, value_heads=v_heads, w_o=w_o, project=project,
+                           query_heads=q_heads, key_heads=k_heads)
 
 
-def single_head_attention(tokens, *, context=None, causal=False):
-    """The one wide head: one softmax over all d slots (scale 1/sqrt(d)); returns (outputs, weights)."""
-    result = multi_head_attention(tokens, 1, context=context, causal=causal)
+def single_head_attention(tokens, *, context=None, causal=False, temperature=1.0):
+    """The one wide head: one softmax over all d slots (scale 1/(sqrt(d) T)); returns (outputs, weights)."""
+    result = multi_head_attention(tokens, 1, context=context, causal=causal, temperature=temperature)
     return result.outputs, result.weights[0]
 
 

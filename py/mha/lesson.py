@@ -6,3 +6,25 @@ LESSON_HEADS = 2
 
 # The exercise: token 1's time slots set to token 0's; only head 1 answers.
 EXERCISE_TOKENS = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
+
+# Cross-attention's second sequence (section 6): three context tokens that supply keys and values.
+LESSON_CONTEXT = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
+
+# Section 8, softmax competition. Read by the last token (the query) under a causal mask:
+# token 0 is the relevant token, then k distractors, then the query. Slots 0-1 (head 0) say
+# "which record", slots 2-3 (head 1) say "looks like an id". The relevant token agrees with the
+# query in both; each distractor only in slots 2-3 (its slots 0-1 are orthogonal to the query's,
+# so every distractor scores the same: different records that all look like ids). Cycled.
+COMPETITION_QUERY = [2.0, 0.0, 2.0, 0.0]
+COMPETITION_RELEVANT = [4.0, 0.0, 2.0, 0.0]
+COMPETITION_DISTRACTORS = ([0.0, 2.0, 2.0, 0.0], [0.0, -2.0, 2.0, 0.0], [0.0, 1.0, 2.0, 0.0])
+COMPETITION_HEADS = 2
+
+# Section 1: why one head is not enough. The query (token 2, last, causal) matches token 0 in
+# head 0's slots 0-1 and token 1 in head 1's slots 2-3, and both equally over all four slots:
+# each head returns one token's value, the one wide head returns about half of each.
+BLEND_TOKENS = [[6.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
+BLEND_HEADS = 2
+
+# Section 2: the published model whose attention costs sit beside the reader's (mha.MODEL_SHAPES).
+COST_MODEL = "Llama-3-8B"

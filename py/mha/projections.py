@@ -65,3 +65,17 @@ def random_projections(width, heads, *, kv_heads=None, seed=0):
         return tuple(tuple(rng.uniform(-a, a) for _ in range(cols)) for _ in range(width))
 
     return {"w_q": draw(width), "w_k": draw(kv_width), "w_v": draw(kv_width), "w_o": draw(width)}
+
+
+def random_vectors(n, width, *, seed=0):
+    """n seeded random vectors of `width` floats, each entry of mean 0 and variance 1.
+
+    Entries are uniform in [-sqrt(3), sqrt(3)] (variance 1), drawn from
+    random.Random(seed). The dot product of two of them sums `width` terms of
+    variance 1, so it spreads like sqrt(width): what the 1/sqrt(d) scale undoes.
+    """
+    check_count("n", n)
+    check_count("width", width)
+    rng = random.Random(seed)
+    a = math.sqrt(3.0)
+    return [[rng.uniform(-a, a) for _ in range(width)] for _ in range(n)]

@@ -91,29 +91,7 @@ def test_concat_of_identity_heads_is_the_weighted_values():
     assert result.outputs == result.concat  # w_o = identity
 
 
-@pytest.mark.parametrize("layers, kv_heads, seq_len, head_width, bytes_per_value, expected", [
-    # Llama-2-7B, 4096 tokens, fp16: 2 * 32 * 32 * 4096 * 128 * 2 = 2 GiB
-    (32, 32, 4096, 128, 2, 2 * 2**30),
-    # Llama-3-8B shares 8 kv heads: a quarter of that
-    (32, 8, 4096, 128, 2, 512 * 2**20),
-    # one layer, one kv head, one token, width 1, one byte: keys and values -> 2 bytes
-    (1, 1, 1, 1, 1, 2),
-])
-def test_kv_cache_bytes_is_the_product_formula(layers, kv_heads, seq_len, head_width, bytes_per_value, expected):
-    assert mha.kv_cache_bytes(layers, kv_heads, seq_len, head_width, bytes_per_value) == expected
-
-
-def test_kv_cache_bill_reports_the_saving_of_shared_heads():
-    bill = mha.kv_cache_bill(32, 32, 8, 4096, 128)
-    assert (bill.bytes, bill.full_bytes, bill.saving) == (512 * 2**20, 2 * 2**30, 0.75)
-    assert mha.format_bytes(bill.bytes) == "512.0 MiB"
-    assert mha.format_bytes(bill.full_bytes) == "2.00 GiB"
-    assert mha.format_bytes(512) == "512 B"
-
-
-def test_model_shapes_divide_evenly():
-    for shape in mha.MODEL_SHAPES:
-        assert shape.heads % shape.kv_heads == 0, shape.name
+# (the KV cache bill: tests/unit/test_kv_cache.py)
 
 
 def test_entropy_of_a_flat_row_is_log2_n_and_of_a_peak_is_zero():
