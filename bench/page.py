@@ -47,7 +47,9 @@ window.__bench = {};
 new MutationObserver(() => {
   if (document.body && document.body.dataset.python === "ready" && !window.__bench.ready)
     window.__bench.ready = performance.now();
-}).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-python"] });
+  if (document.body && document.body.dataset.cells === "ready" && !window.__bench.cells)
+    window.__bench.cells = performance.now();
+}).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-python", "data-cells"] });
 """
 
 # One edit: change a field, fire its input event, force style and layout; the Python handler
@@ -94,19 +96,20 @@ def load(browser, url, first_run=False):
     totals = network_counter(page)
     page.goto(url)
     page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
-    figures = page.evaluate("""() => ({
-        ready: window.__bench.ready,
-        paint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime })""")
+    page.wait_for_timeout(300)  # let late requests (none expected before ready) finish counting
+    figures = {**totals}  # the page's own bytes: counted up to ready, before the cells' worker loads
     if first_run:
+        page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
         figures["run"] = first_cell_run(page)
-    page.wait_for_timeout(300)  # let late requests (none expected) finish counting
-    figures.update(totals)
+    figures.update(page.evaluate("""() => ({
+        ready: window.__bench.ready, cells: window.__bench.cells,
+        paint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime })"""))
     context.close()
     return figures
 
 
 def first_cell_run(page):
-    """From the click on the first Run button to its output appearing, in ms."""
+    """From the click on the first Run button (the cells' worker is ready) to its output appearing, in ms."""
     return page.evaluate("""() => new Promise((resolve) => {
         const cell = document.querySelector("[data-cell]");
         const output = cell.querySelector("output, .cell-output, pre[aria-live]");
@@ -119,14 +122,27 @@ def first_cell_run(page):
     })""")
 
 
-def redraw_times(browser, url, fragment, selector, edits):
-    """Per-edit redraw latency for one figure state, after one warm-up edit."""
+BUSY_CELL = "print('started')\nprint(sum(range(10**11)))\n"  # one long call into C, in the cells' worker
+
+
+def redraw_times(browser, url, fragment, selector, edits, busy_cell=False):
+    """Per-edit redraw latency for one figure state, after one warm-up edit.
+
+    busy_cell: first start BUSY_CELL in a code cell, and time the edits while it runs (checked after).
+    """
     context = browser.new_context()
     page = context.new_page()
     page.goto(url + fragment)
     page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
+    if busy_cell:
+        page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
+        page.evaluate("(code) => { document.getElementById('cell-one-head-code').value = code; }", BUSY_CELL)
+        page.click("#cell-one-head button[data-action=run]")
+        page.wait_for_function("document.getElementById('cell-one-head-output').textContent.includes('started')")
     values = [f"{0.5 + (i % 17) / 10:.1f}" for i in range(edits + 1)]
     times = page.evaluate(EDIT, [selector, values])[1:]
+    if busy_cell and not page.inner_text("#cell-one-head-status").startswith("Running"):
+        raise RuntimeError("the cell ended before the edits did: the figures would not measure a busy cell")
     context.close()
     return times
 
@@ -175,6 +191,7 @@ def run(loads, edits):
                 bare.append(load(browser, url + "bare.html"))
                 ours.append(load(browser, url, first_run=True))
             small = redraw_times(browser, url, "", "input[aria-label='token 1 slot 2']", edits)
+            busy = redraw_times(browser, url, "", "input[aria-label='token 1 slot 2']", edits, busy_cell=True)
             large = redraw_times(browser, url, large_fragment(), "input[aria-label='token 3 slot 10']", edits)
             repeats = [repeat_visit(browser, url) for _ in range(loads)]
             browser.close()
@@ -188,12 +205,15 @@ def run(loads, edits):
         "ready_ms": median(ours, "ready"),
         "first_paint_ms": median(ours, "paint"),
         "first_run_ms": median(ours, "run"),
+        "cell_worker_ready_ms": median(ours, "cells"),
         "bytes": median(ours, "bytes"),
         "bare_bytes": median(bare, "bytes"),
         "requests": median(ours, "requests"),
         "bare_requests": median(bare, "requests"),
         "redraw_small_median_ms": statistics.median(small),
         "redraw_small_p95_ms": p95(small),
+        "redraw_during_cell_median_ms": statistics.median(busy),
+        "redraw_during_cell_max_ms": max(busy),
         "redraw_large_median_ms": statistics.median(large),
         "redraw_large_p95_ms": p95(large),
         "repeat_ready_ms": statistics.median(repeats),
@@ -206,18 +226,21 @@ def run(loads, edits):
     return result
 
 
-TARGETS = {"ready_ratio": 1.15, "first_paint_ms": 500, "first_run_ms": 500, "bytes_ratio": 1.1,
-           "redraw_large_median_ms": 16}
+TARGETS = {"ready_ratio": 1.10, "first_paint_ms": 500, "first_run_ms": 500, "bytes_ratio": 1.1,
+           "redraw_large_median_ms": 16, "redraw_during_cell_max_ms": 100}
 
 
 def table(result):
     rows = [("bare Pyodide ready", "bare_ready_ms", "ms"), ("lesson ready", "ready_ms", "ms"),
             ("ready ratio (lesson / bare)", "ready_ratio", "x"), ("first paint, numbers visible", "first_paint_ms", "ms"),
-            ("first code-cell run after ready", "first_run_ms", "ms"), ("bytes, lesson", "bytes", "B"),
+            ("cells' worker ready (from navigation)", "cell_worker_ready_ms", "ms"),
+            ("first code-cell run after the worker is ready", "first_run_ms", "ms"), ("bytes, lesson", "bytes", "B"),
             ("bytes, bare", "bare_bytes", "B"), ("bytes ratio", "bytes_ratio", "x"),
             ("requests, lesson / bare", "requests", ""), ("redraw, lesson example, median", "redraw_small_median_ms", "ms"),
-            ("redraw, 16x64 8 heads learned, median", "redraw_large_median_ms", "ms"),
-            ("redraw, 16x64 8 heads learned, p95", "redraw_large_p95_ms", "ms"),
+            ("redraw while a cell runs sum(range(10**11)), median", "redraw_during_cell_median_ms", "ms"),
+            ("redraw while a cell runs sum(range(10**11)), slowest", "redraw_during_cell_max_ms", "ms"),
+            ("redraw, 16x64 8 heads random projections, median", "redraw_large_median_ms", "ms"),
+            ("redraw, 16x64 8 heads random projections, p95", "redraw_large_p95_ms", "ms"),
             ("repeat visit ready (warm cache)", "repeat_ready_ms", "ms")]
     lines = [f"| figure | value | target |", "|---|---|---|"]
     for label, key, unit in rows:

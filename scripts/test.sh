@@ -11,6 +11,12 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
+# Debian's firefox-esr runs the Firefox smoke suite (tests/browser/), driven by puppeteer-core.
+if [ ! -x /usr/bin/firefox-esr ]; then
+  echo "test.sh: installing Debian's firefox-esr (needs root and apt)" >&2
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y firefox-esr
+fi
 
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

@@ -1,6 +1,6 @@
 """Code cells' glue on the page: Run, Stop, Reset and the editor keys; the code runs in a worker.
 
-The cells have a Python of their own in a Web Worker (cells/worker.mjs and
+The cells have a Python of their own in a Web Worker (worker.mjs running
 cells/worker.py), started in the background once the page's Python is ready.
 The page's interpreter, which draws the figures, never runs a reader's code.
 A run that passes the time limit, or whose Stop is pressed, ends by terminating
@@ -12,19 +12,20 @@ keeps up to date. The keys below serve the bare textarea, when that editor is no
 """
 
 import json
-
-from pyodide.ffi import create_proxy, to_js
-from pyscript import document, window
+from types import SimpleNamespace
 
 from cells import view as cell_view
 from page import dom
 
+# The browser, handed over by page/main.py (the one module that imports pyscript and js) in setup().
+browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=None)
+
 INDENT = "    "
 MODIFIERS = ("Shift", "Control", "Alt", "Meta")
-WORKER_URL = "./cells/worker.mjs"
+WORKER_URL = "./worker.mjs?module=cells.worker"  # worker.mjs hands each message to cells/worker.py
 
 _page = {"show": None, "figure": None}  # the page's callbacks (setup)
-_worker = {"js": None, "ready": False, "failed": None, "onmessage": None, "onerror": None}
+_worker = {"js": None, "ready": False, "failed": None, "onmessage": None, "onerror": None, "on_limit": None}
 _run = {"id": 0, "name": None, "started": 0.0, "timer": None}  # the run on now (name None: none)
 _queue = []        # cell names whose Run waits for the worker or for the run on now
 _escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
@@ -32,7 +33,7 @@ _escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves
 
 def draw(element_id, children):
     """Replace an element's children with cell_view trees: one call into boot.js."""
-    window.mhaDraw(element_id, dom.to_json(children))
+    browser.window.mhaDraw(element_id, dom.to_json(children))
 
 
 def _say(name, sentence):
@@ -40,7 +41,7 @@ def _say(name, sentence):
 
 
 def _button(name, action):
-    return document.querySelector(f'#{cell_view.element_id(name)} button[data-action="{action}"]')
+    return browser.document.querySelector(f'#{cell_view.element_id(name)} button[data-action="{action}"]')
 
 
 # --- the worker ---------------------------------------------------------------------
@@ -48,7 +49,8 @@ def _button(name, action):
 def start_worker():
     """A fresh cells' interpreter in a worker; its files come from the HTTP cache the page filled."""
     _worker.update(ready=False, failed=None)
-    _worker["js"] = window.Worker.new(WORKER_URL, to_js({"type": "module"}, dict_converter=window.Object.fromEntries))
+    options = browser.to_js({"type": "module"}, dict_converter=browser.window.Object.fromEntries)
+    _worker["js"] = browser.window.Worker.new(WORKER_URL, options)
     _worker["js"].onmessage = _worker["onmessage"]
     _worker["js"].onerror = _worker["onerror"]
 
@@ -58,12 +60,12 @@ def on_worker_message(event):
     kind = message["type"]
     if kind == "ready":
         _worker["ready"] = True
-        document.body.dataset.cells = "ready"
-        document.body.dataset.cellsReadyMs = str(round(window.performance.now()))
+        browser.document.body.dataset.cells = "ready"
+        browser.document.body.dataset.cellsReadyMs = str(round(browser.window.performance.now()))
         _next()
     elif kind == "failed":
         _worker["failed"] = message["reason"]
-        document.body.dataset.cells = "failed"
+        browser.document.body.dataset.cells = "failed"
         for name in list(_queue):
             _queue.remove(name)
             _say(name, f"{cell_view.NO_PYTHON}: {message['reason']}")
@@ -113,21 +115,21 @@ def _next():
     if not (_worker["ready"] and _queue and _run["name"] is None):
         return
     name = _queue.pop(0)
-    code = document.getElementById(cell_view.element_id(name, "code")).value
-    _run.update(id=_run["id"] + 1, name=name, started=window.performance.now())
-    _run["timer"] = window.setTimeout(_on_limit, round(cell_view.TIME_LIMIT * 1000))
+    code = browser.document.getElementById(cell_view.element_id(name, "code")).value
+    _run.update(id=_run["id"] + 1, name=name, started=browser.window.performance.now())
+    _run["timer"] = browser.window.setTimeout(_worker["on_limit"], round(cell_view.TIME_LIMIT * 1000))
     _button(name, "stop").disabled = False
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
     _say(name, cell_view.RUNNING)
-    _worker["js"].postMessage(to_js({"id": _run["id"], "code": code, "figure": _page["figure"]()},
-                                    dict_converter=window.Object.fromEntries))
+    message = {"id": _run["id"], "code": code, "figure": _page["figure"]()}
+    _worker["js"].postMessage(browser.to_js(message, dict_converter=browser.window.Object.fromEntries))
 
 
 def _end_run():
     """Forget the run on now; returns (its cell name, its seconds)."""
-    name, seconds = _run["name"], (window.performance.now() - _run["started"]) / 1000
-    window.clearTimeout(_run["timer"])
+    name, seconds = _run["name"], (browser.window.performance.now() - _run["started"]) / 1000
+    browser.window.clearTimeout(_run["timer"])
     _run.update(name=None, timer=None)
     _button(name, "stop").disabled = True
     return name, seconds
@@ -156,7 +158,6 @@ def _limit():
         _stop("limit")
 
 
-_on_limit = create_proxy(_limit)
 
 
 def reset(name):
@@ -164,9 +165,9 @@ def reset(name):
 
     The "input" event is cells/editor.mjs's contract: the code editor over the textarea takes its new text.
     """
-    code = document.getElementById(cell_view.element_id(name, "code"))
+    code = browser.document.getElementById(cell_view.element_id(name, "code"))
     code.value = code.defaultValue
-    code.dispatchEvent(window.Event.new("input"))
+    code.dispatchEvent(browser.window.Event.new("input"))
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
     _say(name, cell_view.RESET)
@@ -216,7 +217,7 @@ def on_blur(event):
 
 def _indent(area):
     """Insert four spaces at the cursor (through the editing commands, so Ctrl+Z undoes it)."""
-    if not document.execCommand("insertText", False, INDENT):
+    if not browser.document.execCommand("insertText", False, INDENT):
         area.setRangeText(INDENT, area.selectionStart, area.selectionEnd, "end")
 
 
@@ -229,18 +230,21 @@ def _dedent(area):
         area.setRangeText("", start, start + spaces, "preserve")
 
 
-def setup(show, figure):
+def setup(page_browser, show, figure):
     """Wake every cell up and start the cells' worker in the background.
 
+    page_browser: document, window, create_proxy and to_js, from page/main.py.
     show(tokens) puts tokens into the live figure (or raises ValueError);
     figure() returns the figure's settings as JSON text, sent with each Run.
     """
+    vars(browser).update(vars(page_browser))
     _page.update(show=show, figure=figure)
-    _worker.update(onmessage=create_proxy(on_worker_message), onerror=create_proxy(on_worker_error))
+    _worker.update(onmessage=browser.create_proxy(on_worker_message), onerror=browser.create_proxy(on_worker_error),
+                   on_limit=browser.create_proxy(_limit))
     start_worker()
-    for container in document.querySelectorAll("[data-cell]"):
+    for container in browser.document.querySelectorAll("[data-cell]"):
         name = container.dataset.cell
         draw(cell_view.element_id(name, "bar"), cell_view.bar(name, ready=True))
-        container.addEventListener("click", create_proxy(on_click))
-        container.addEventListener("keydown", create_proxy(on_keydown))
-        container.addEventListener("focusout", create_proxy(on_blur))
+        container.addEventListener("click", browser.create_proxy(on_click))
+        container.addEventListener("keydown", browser.create_proxy(on_keydown))
+        container.addEventListener("focusout", browser.create_proxy(on_blur))

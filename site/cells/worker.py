@@ -1,13 +1,14 @@
 """The code cells' own Python, in a Web Worker: a cell never runs in the interpreter that draws the page.
 
-cells/worker.mjs starts Pyodide, unpacks mha and the site's modules, and calls
-run() for each Run. The page stops a cell by terminating the whole worker (the
+worker.mjs?module=cells.worker starts Pyodide, unpacks mha and the site's modules,
+and calls handle() for each Run. The page stops a cell by terminating the whole worker (the
 time limit, the Stop button), so nothing here has to cooperate with a stop.
 show() passes the page's own gate here first (page/state.py), so a figure that
 would refuse the tokens raises in the cell, at the reader's line.
 """
 
 import json
+import re
 import time
 
 from cells.run import run_cell
@@ -41,3 +42,23 @@ def run(code, figure_json, post_show, post_output):
     out, error = run_cell(code, {"show": show, "figure_tokens": figure_tokens}, post_output)
     return json.dumps({"out": out, "error": error, "seconds": time.perf_counter() - started,
                        "shown": shown[-1] if shown else None})
+
+
+async def handle(message_json, post):
+    """One Run from the page: {"id", "code", "figure"} -> posts {"type": "show" | "output" | "done", "id", ...}.
+
+    A cell that imports micropip gets it loaded first (it is shipped, but not loaded on the way to ready).
+    """
+    message = json.loads(message_json)
+    run_id, code = message["id"], message["code"]
+    if re.search(r"^\s*(import|from)\s+micropip\b", code, re.M):
+        import pyodide_js
+
+        await pyodide_js.loadPackage("micropip")
+
+    def send(kind, **fields):
+        post(json.dumps({"type": kind, "id": run_id, **fields}))
+
+    result = run(code, message["figure"], lambda tokens: send("show", tokens=tokens),
+                 lambda text: send("output", text=text))
+    send("done", result=result)

@@ -1,6 +1,6 @@
 """The cell runner (cells/run.py): captured output, and tracebacks that start at the reader's code.
 
-The time limit is the page's (it terminates the cells' worker): see tests/browser/test_cells_page.py.
+The time limit is the page's (it terminates the cells' worker): see tests/browser/test_page_cells.py.
 """
 
 import sys

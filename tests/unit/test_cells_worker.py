@@ -1,7 +1,7 @@
 """cells/worker.py, the cells' side of the worker, run in CPython: show() passes the page's gate first.
 
-The worker's JavaScript half (cells/worker.mjs) and the page's stop are tested in
-the browser (tests/browser/test_cells_page.py).
+The worker's JavaScript half (worker.mjs) and the page's stop are tested in
+the browser (tests/browser/test_page_cells.py).
 """
 
 import json
@@ -48,3 +48,15 @@ def test_show_refused_by_the_gate_raises_in_the_cell_and_posts_nothing():
 def test_output_is_posted_while_the_cell_runs():
     result, _, outputs = run_here("print('started')\nx = 1\n")
     assert outputs == ["started", "started\n"] and result["out"] == "started\n"
+
+
+def test_handle_posts_output_show_and_done_for_one_run():
+    import asyncio
+
+    from cells.worker import handle
+
+    posted = []
+    message = json.dumps({"id": 7, "code": "print('hi')\nshow([[1, 0, 0, 1]])\n", "figure": FIGURE})
+    asyncio.run(handle(message, lambda text: posted.append(json.loads(text))))
+    assert [(m["type"], m["id"]) for m in posted] == [("output", 7), ("output", 7), ("show", 7), ("done", 7)]
+    assert json.loads(posted[-1]["result"])["out"] == "hi\n"

@@ -1,0 +1,259 @@
+// The built lesson in Debian's firefox-esr: a smoke suite, driven by puppeteer-core over WebDriver BiDi.
+//
+//   node tests/browser/firefox_smoke.mjs BASE_URL [CHECK ...]
+//
+// BASE_URL is the served site (http://127.0.0.1:PORT/lesson/, see tests/conftest.py's site_url).
+// One headless Firefox with a fresh profile in a temp dir; each check runs in its own browser
+// context (no shared cache, storage or cookies). Prints ONE JSON line on stdout:
+//   {"browser": "firefox/153...", "checks": {NAME: {ok, detail, console_errors, outside_requests,
+//    requests, seconds}}}
+// A check's `ok` is about the behaviour only; console errors and requests are reported raw and
+// judged by tests/browser/test_page_firefox.py (which knows which errors a check may cause).
+// Exit status 0 when every check ran (passed or not), 2 on bad arguments, 1 if Firefox failed.
+// No sleeps: every wait is on a condition, with a timeout long enough for a loaded CI box.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import puppeteer from "puppeteer-core";
+
+const FIREFOX = "/usr/bin/firefox-esr"; // Debian's; puppeteer's own browser download is not used
+const READY_TIMEOUT_MS = 60_000; // Pyodide starts in ~3-5 s here; a loaded 2-core box is much slower
+const WASM = "pyodide.asm.wasm";
+
+// What the page shows (the DOM contract: aria-labels, ids, body data-python), and what it must show.
+const TOKENS = { 0: [1, 0, 0, 1], 1: [0.9, 0.1, 1, 0] }; // the worked example, as the grid shows it
+const HEAD_0 = [["0.5177", "0.4823"], ["0.5141", "0.4859"]]; // the worked example, derived by hand in tests/conftest.py
+const HEAD_1 = [["0.6698", "0.3302"], ["0.3302", "0.6698"]];
+const FLAT = [["0.5000", "0.5000"], ["0.5000", "0.5000"]]; // head 1 after section 4's edit
+// site/cells/two_heads.py run by CPython (PYTHONPATH=py): what the Run button must print.
+const TWO_HEADS_PRINTS = [
+  "head 0 reads slots 0-1:", "[0.5177, 0.4823]", "[0.5141, 0.4859]",
+  "head 1 reads slots 2-3:", "[0.6698, 0.3302]", "[0.3302, 0.6698]",
+];
+
+class CheckFailed extends Error {}
+
+function expect(condition, message) {
+  if (!condition) throw new CheckFailed(message);
+}
+
+const slot = (token, s) => `main input[aria-label="token ${token} slot ${s}"]`;
+const table = (label) => `table[aria-label="${label}"]`;
+
+async function waitForPython(page, state) {
+  try {
+    await page.waitForSelector(`body[data-python="${state}"]`, { timeout: READY_TIMEOUT_MS });
+  } catch (error) {
+    const now = await page.$eval("body", (body) => body.dataset.python).catch(() => "(no body)");
+    throw new CheckFailed(`body data-python never became "${state}" within ${READY_TIMEOUT_MS} ms ` +
+                          `(it is "${now}"): ${error.message}`);
+  }
+}
+
+/** The rows of a table's body, each cell's text trimmed. */
+function tableRows(page, label) {
+  return page.$$eval(`${table(label)} tbody tr`,
+    (rows) => rows.map((row) => [...row.querySelectorAll("td")].map((td) => td.textContent.trim())));
+}
+
+/** Wait until the table's body rows are exactly `rows`; on timeout, say what it showed. */
+async function waitForTable(page, label, rows) {
+  try {
+    await page.waitForFunction((selector, want) => {
+      const got = [...document.querySelectorAll(`${selector} tbody tr`)]
+        .map((row) => [...row.querySelectorAll("td")].map((td) => td.textContent.trim()));
+      return JSON.stringify(got) === JSON.stringify(want);
+    }, { timeout: READY_TIMEOUT_MS }, table(label), rows);
+  } catch (error) {
+    throw new CheckFailed(`"${label}" should show ${JSON.stringify(rows)} but shows ` +
+                          `${JSON.stringify(await tableRows(page, label))}: ${error.message}`);
+  }
+}
+
+/** The one element matching selector (a second match would mean the contract is ambiguous). */
+async function only(page, selector) {
+  const found = await page.$$(selector);
+  expect(found.length === 1, `expected exactly one ${selector}, found ${found.length}`);
+  return found[0];
+}
+
+async function gridToken(page, token) {
+  const values = [];
+  for (let s = 0; s < 4; s++) {
+    values.push(Number(await (await only(page, slot(token, s))).evaluate((input) => input.value)));
+  }
+  return values;
+}
+
+// --- the checks: each gets a fresh page in a fresh context, already listened to -----------------
+
+const CHECKS = {
+  /** The page loads and Python starts: <body data-python="ready">, no failure alert. */
+  async ready(page, base) {
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    expect(await page.$eval("#py-failed", (alert) => alert.hidden), "#py-failed is showing");
+    await waitForTable(page, "head 0 weights", HEAD_0);
+    await waitForTable(page, "head 1 weights", HEAD_1);
+    return "ready; head 0 and head 1 show the worked example";
+  },
+
+  /** The exercise (tests/conftest.py): token 1's time slots set to token 0's, typed like a reader: head 1 goes flat. */
+  async edit(page, base) {
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    for (const token of [0, 1]) {
+      const shown = await gridToken(page, token);
+      expect(JSON.stringify(shown) === JSON.stringify(TOKENS[token]),
+             `token ${token} reads ${JSON.stringify(shown)}, expected ${JSON.stringify(TOKENS[token])}`);
+    }
+    await waitForTable(page, "head 1 weights", HEAD_1);
+    const token0 = await gridToken(page, 0);
+    for (const s of [2, 3]) {
+      const input = await only(page, slot(1, s));
+      await input.click();
+      await input.evaluate((field) => field.select()); // what a reader's select-all does
+      await page.keyboard.type(String(token0[s])); // key events, one input event per character
+    }
+    const edited = await gridToken(page, 1);
+    expect(JSON.stringify(edited) === JSON.stringify([0.9, 0.1, token0[2], token0[3]]),
+           `token 1 reads ${JSON.stringify(edited)} after typing`);
+    await waitForTable(page, "head 1 weights", FLAT);
+    await waitForTable(page, "head 0 weights", HEAD_0); // head 0 reads slots 0-1: unchanged
+    const error = await page.$eval("#grid-error", (node) => node.textContent.trim()).catch(() => "");
+    expect(error === "", `the grid reports an error: ${error}`);
+    return `typed token 1 slots 2-3 = ${token0[2]}, ${token0[3]}; head 1 shows 0.5000 in every cell, head 0 unchanged`;
+  },
+
+  /** The "two heads" cell: Run (once Python is ready) prints section 3's rows. */
+  async cell(page, base) {
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    const button = 'button[aria-label="Run cell: two heads"]';
+    await only(page, button);
+    await page.waitForSelector(`${button}:not([disabled])`, { timeout: READY_TIMEOUT_MS });
+    await page.click(button);
+    const last = TWO_HEADS_PRINTS.at(-1);
+    try {
+      await page.waitForFunction((want) => document.getElementById("cell-two-heads-output")
+        ?.textContent.includes(want), { timeout: READY_TIMEOUT_MS }, last);
+    } catch (error) {
+      const shown = await page.$eval("#cell-two-heads-output", (node) => node.textContent).catch(() => "(none)");
+      const traceback = await page.$eval("#cell-two-heads-error", (node) => node.textContent).catch(() => "");
+      throw new CheckFailed(`#cell-two-heads-output never showed ${last}; it shows ${JSON.stringify(shown)}` +
+                            (traceback ? `; error: ${traceback}` : "") + `: ${error.message}`);
+    }
+    const printed = (await page.$eval("#cell-two-heads-output", (node) => node.textContent))
+      .split("\n").map((line) => line.trim()).filter(Boolean);
+    expect(JSON.stringify(printed) === JSON.stringify(TWO_HEADS_PRINTS),
+           `the cell printed ${JSON.stringify(printed)}, expected ${JSON.stringify(TWO_HEADS_PRINTS)}`);
+    return `Run printed ${printed.length} lines, ending ${last}`;
+  },
+
+  /** pyodide.asm.wasm aborted by request interception: <body data-python="failed"> and the alert. */
+  async failed(page, base) {
+    const blocked = [];
+    await page.setRequestInterception(true);
+    page.on("request", (request) => {
+      if (request.isInterceptResolutionHandled()) return;
+      if (new URL(request.url()).pathname.endsWith(`/${WASM}`)) {
+        blocked.push(request.url());
+        request.abort("failed");
+      } else {
+        request.continue();
+      }
+    });
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "failed");
+    expect(blocked.length > 0, `${WASM} was never requested, so nothing was blocked`);
+    const alert = await page.waitForSelector("#py-failed", { visible: true, timeout: READY_TIMEOUT_MS });
+    const text = (await alert.evaluate((node) => node.textContent)).trim();
+    expect(text.includes("The live figures could not start"), `#py-failed says ${JSON.stringify(text)}`);
+    expect(await alert.evaluate((node) => node.getAttribute("role")) === "alert", "#py-failed has no role=alert");
+    await waitForTable(page, "head 1 weights", HEAD_1); // the pre-rendered numbers stay readable
+    return `blocked ${blocked.length} request(s) for ${WASM}; #py-failed visible: ${text}`;
+  },
+};
+
+// --- running -------------------------------------------------------------------------------------
+
+async function runCheck(browser, name, base) {
+  const origin = new URL(base).origin;
+  const context = await browser.createBrowserContext();
+  const result = { ok: false, detail: "", console_errors: [], outside_requests: [], requests: 0, seconds: 0 };
+  const started = performance.now();
+  try {
+    const page = await context.newPage();
+    page.on("console", (message) => {
+      const text = message.text();
+      if (message.type() === "error" || text.includes("Traceback")) {
+        result.console_errors.push(`console ${message.type()}: ${text}`);
+      }
+    });
+    page.on("pageerror", (error) => result.console_errors.push(`page error: ${error?.message ?? error}`));
+    page.on("request", (request) => {
+      result.requests += 1;
+      const url = new URL(request.url());
+      // data: and blob: URLs are made inside the page; anything else must go to the site's origin.
+      if (!["data:", "blob:"].includes(url.protocol) && url.origin !== origin) {
+        result.outside_requests.push(request.url());
+      }
+    });
+    result.detail = await CHECKS[name](page, base);
+    result.ok = true;
+  } catch (error) {
+    result.detail = error instanceof CheckFailed ? error.message : `${error?.stack ?? error}`;
+  } finally {
+    result.seconds = Math.round(performance.now() - started) / 1000;
+    await context.close().catch(() => {});
+  }
+  return result;
+}
+
+async function main(argv) {
+  const [base, ...wanted] = argv;
+  const names = wanted.length ? wanted : Object.keys(CHECKS);
+  const unknown = names.filter((name) => !(name in CHECKS));
+  if (!base || !/^http:\/\/127\.0\.0\.1:\d+\//.test(base) || unknown.length) {
+    console.error(`usage: node firefox_smoke.mjs http://127.0.0.1:PORT/PATH/ [${Object.keys(CHECKS).join(" ")}]` +
+                  (unknown.length ? ` (unknown check: ${unknown.join(", ")})` : ""));
+    return 2;
+  }
+  const profile = mkdtempSync(join(tmpdir(), "mha-firefox-profile-"));
+  let browser;
+  try {
+    browser = await puppeteer.launch({
+      browser: "firefox",
+      executablePath: FIREFOX,
+      headless: true,
+      userDataDir: profile,
+      protocolTimeout: 2 * READY_TIMEOUT_MS,
+      extraPrefsFirefox: {
+        // Belt and braces for "nothing leaves the machine": every non-loopback connection goes to a
+        // dead proxy (discard port 9), so an outside request fails instead of reaching the network.
+        // The request listener above still records it, which is what fails the test.
+        "network.proxy.type": 1,
+        "network.proxy.http": "127.0.0.1",
+        "network.proxy.http_port": 9,
+        "network.proxy.ssl": "127.0.0.1",
+        "network.proxy.ssl_port": 9,
+        "network.proxy.share_proxy_settings": true,
+        "network.proxy.no_proxies_on": "127.0.0.1",
+      },
+    });
+    const checks = {};
+    for (const name of names) checks[name] = await runCheck(browser, name, base);
+    process.stdout.write(JSON.stringify({ browser: await browser.version(), checks }) + "\n");
+    return 0;
+  } finally {
+    await browser?.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (status) => { process.exitCode = status; },
+  (error) => { console.error(`firefox_smoke: ${error?.stack ?? error}`); process.exitCode = 1; },
+);

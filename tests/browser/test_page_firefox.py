@@ -1,0 +1,108 @@
+"""The built page in a second engine: Debian's firefox-esr, driven by puppeteer-core over WebDriver BiDi.
+
+Playwright cannot drive a stock Firefox, so firefox_smoke.mjs (next to this file) does the
+driving: one headless Firefox launch with a fresh profile for the whole module, each check in
+its own browser context, one JSON line of results. This file runs it once against conftest's
+site_url (the site built and served under /lesson/ on loopback) and turns each check into a
+test. Like the Chromium tests, every check fails if a request leaves the origin or an error
+reaches the console (a check that must cause errors names them, by exact pattern).
+
+Missing prerequisites (node, node_modules/puppeteer-core, /usr/bin/firefox-esr) fail loudly:
+scripts/test.sh installs all three. These tests are never skipped.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SMOKE = HERE / "firefox_smoke.mjs"
+FIREFOX = Path("/usr/bin/firefox-esr")
+PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
+# Four checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
+# run takes ~20 s). The limit only stops a hung browser from hanging the suite.
+RUN_TIMEOUT_S = 600
+
+# Errors a check is expected to cause, by exact text (anything else fails the test).
+EXPECTED_CONSOLE = {
+    # The aborted pyodide.asm.wasm fetch rejects inside the runtime's loader, and the rejection
+    # reaches the page unhandled: Firefox's wording of Chromium's "Failed to fetch" (which
+    # tests/browser/test_page_figure.py allows for the same start-up).
+    "failed": [r"page error: TypeError: NetworkError when attempting to fetch resource\."],
+}
+
+
+def _prerequisites():
+    """Why the smoke suite cannot run here, or an empty list."""
+    missing = []
+    if shutil.which("node") is None:
+        missing.append("node is not on PATH (install Node 20)")
+    if not PUPPETEER.is_file():
+        missing.append(f"{PUPPETEER.parent} is missing (run `bash scripts/test.sh`, which runs npm ci)")
+    else:
+        pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["puppeteer-core"]
+        installed = json.loads(PUPPETEER.read_text())["version"]
+        if installed != pinned:
+            missing.append(f"node_modules has puppeteer-core {installed}, package.json pins {pinned} (run npm ci)")
+    if not os.access(FIREFOX, os.X_OK):
+        missing.append(f"{FIREFOX} is missing (apt-get install firefox-esr; scripts/test.sh does it)")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def firefox(site_url):
+    """{check name: result} from one run of firefox_smoke.mjs against the served site."""
+    missing = _prerequisites()
+    if missing:
+        pytest.fail("the Firefox smoke suite cannot run:\n  " + "\n  ".join(missing), pytrace=False)
+    try:
+        run = subprocess.run(["node", str(SMOKE), site_url], cwd=ROOT, capture_output=True, text=True,
+                             timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"firefox_smoke.mjs still running after {RUN_TIMEOUT_S} s\n"
+                    f"stderr:\n{error.stderr or ''}", pytrace=False)
+    lines = run.stdout.strip().splitlines()
+    if run.returncode != 0 or not lines:
+        pytest.fail(f"firefox_smoke.mjs exited with {run.returncode}\nstdout:\n{run.stdout}\n"
+                    f"stderr:\n{run.stderr}", pytrace=False)
+    return json.loads(lines[-1])["checks"]
+
+
+def check(firefox, name):
+    """Fail with the check's own words unless it passed with no outside request and no stray error."""
+    result = firefox[name]
+    allowed = [re.compile(pattern) for pattern in EXPECTED_CONSOLE.get(name, ())]
+    unexpected = [e for e in result["console_errors"] if not any(p.fullmatch(e) for p in allowed)]
+    problems = ([] if result["ok"] else [f"check failed: {result['detail']}"])
+    problems += [f"request left the origin: {url}" for url in result["outside_requests"]]
+    problems += unexpected
+    if problems:
+        pytest.fail(f"Firefox, check {name!r}:\n" + "\n".join(problems), pytrace=False)
+    return result
+
+
+def test_firefox_load_reaches_ready_with_no_console_error_or_outside_request(firefox):
+    """The page loads and Python starts (<body data-python="ready">); the tables show the worked example."""
+    result = check(firefox, "ready")
+    assert result["requests"] > 0  # the request listener saw the load, so "no outside request" means something
+
+
+def test_firefox_edit_of_token_one_time_slots_flattens_head_one(firefox):
+    """Typing token 0's time slots into token 1's makes head 1's table 0.5000 in every cell."""
+    check(firefox, "edit")
+
+
+def test_firefox_two_heads_cell_runs_and_prints_both_heads(firefox):
+    """Run on the "two heads" cell prints each head's rows, as CPython prints them."""
+    check(firefox, "cell")
+
+
+def test_firefox_blocked_wasm_ends_in_the_failure_alert(firefox):
+    """With pyodide.asm.wasm aborted, the page reaches data-python="failed" and shows #py-failed."""
+    check(firefox, "failed")
