@@ -1,0 +1,313 @@
+"""The trained model's section: its trees, its state transitions, its parse functions, its worker, its prose.
+
+References: hand-built attention patterns (the heatmap's cells), hand-worked counts and sums
+(written beside each case), and mha.training itself run here on the checkpoints' own rounded
+params, which is what the page's Python runs in the browser.
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+import mha.training as training
+from figures import training as fig
+from page import dom
+from training import state as st
+from training import worker
+from trees import nodes, text
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTION = (ROOT / "site" / "sections" / "trained.html").read_text()
+
+# --- test data ---------------------------------------------------------------
+
+GOOD_SEQUENCES = [  # (typed, tokens)
+    ("BECAFDBCAFDB", [1, 4, 2, 0, 5, 3, 1, 2, 0, 5, 3, 1]),
+    ("a b, c", [0, 1, 2]),          # any case; spaces and commas ignored
+    ("F", [5]),                     # one token is a sequence
+]
+BAD_SEQUENCES = [  # (typed, words of the sentence)
+    ("", "is empty"),
+    ("  , ", "is empty"),
+    ("ABG", "'G' (letter 3) is not one of the model's tokens"),
+    ("AB1", "'1' (letter 3)"),
+    ("ABCDEFABCDEFA", "13 letters is too many: the model reads at most 12"),
+]
+BAD_SEEDS = [("", "is not a whole number"), ("x", "is not a whole number"), ("-1", "between 0 and 999999"),
+             ("1000000", "between 0 and 999999"), ("1.5", "is not a whole number")]
+
+
+def cells_of(svg):
+    """{(row, column): bucket class} from a heatmap's paths, read back from their M x y commands."""
+    cells = {}
+    for path in (n for n in nodes(svg) if n[0] == "path"):
+        for x, y in re.findall(r"M(\d+) (\d+)", path[1]["d"]):
+            cells[(int(y) - fig.MARGIN) // fig.CELL, (int(x) - fig.MARGIN) // fig.CELL] = path[1]["class"]
+    return cells
+
+
+@pytest.fixture(scope="module")
+def run():
+    return fig.run_data()
+
+
+@pytest.fixture(scope="module")
+def final(run):
+    return run["checkpoints"][-1]
+
+
+# --- parsing what a reader types -------------------------------------------------
+
+@pytest.mark.parametrize("typed, tokens", GOOD_SEQUENCES)
+def test_a_sequence_of_letters_becomes_tokens(typed, tokens):
+    assert fig.parse_sequence(typed) == tokens
+    assert fig.letters(tokens) == typed.upper().replace(" ", "").replace(",", "")
+
+
+@pytest.mark.parametrize("typed, words", BAD_SEQUENCES)
+def test_a_bad_sequence_is_refused_with_a_sentence(typed, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        fig.parse_sequence(typed)
+
+
+@pytest.mark.parametrize("typed, words", BAD_SEEDS)
+def test_a_bad_seed_is_refused_with_a_sentence(typed, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        fig.parse_seed(typed)
+
+
+def test_a_good_seed_is_read():
+    assert fig.parse_seed(" 42 ") == 42 and fig.parse_seed("0") == 0
+
+
+# --- the state's transitions --------------------------------------------------------
+
+def test_the_default_state_probes_the_last_checkpoint_on_the_sample():
+    state = st.default_state(20)
+    assert state["checkpoint"] == 19 and state["source"] == "checkpoint"
+    assert fig.letters(state["tokens"]) == fig.SAMPLE and state["off"] == frozenset()
+
+
+def test_the_slider_chooses_a_checkpoint_and_refuses_one_that_does_not_exist():
+    state = st.with_trained(st.default_state(20), 3, 400, {"p": 1})
+    moved = st.with_checkpoint(state, "4", 20)
+    assert moved["checkpoint"] == 4 and moved["source"] == "checkpoint" and moved["trained"] == state["trained"]
+    for index in (-1, 20):
+        with pytest.raises(ValueError, match="does not exist"):
+            st.with_checkpoint(state, index, 20)
+
+
+def test_a_bad_sequence_leaves_the_state_as_it_was():
+    state = st.default_state()
+    with pytest.raises(ValueError):
+        st.with_sequence(state, "XYZ")
+    assert st.with_sequence(state, "abc")["tokens"] == (0, 1, 2)
+    assert fig.letters(state["tokens"]) == fig.SAMPLE  # transitions return a new dict
+
+
+def test_switches_add_and_remove_heads():
+    state = st.with_switch(st.default_state(), [1, 0], True)
+    assert state["off"] == {(1, 0)}
+    state = st.with_switch(st.with_switch(state, (0, 0), True), (1, 0), False)
+    assert state["off"] == {(0, 0)}
+
+
+def test_a_trained_model_is_shown_until_reset(run):
+    params = training.params_from_checkpoint(run["checkpoints"][0])
+    state = st.with_trained(st.default_state(), 7, 40, params)
+    shown, measured, name = st.model(state, run)
+    assert shown is params and measured is None and name == "Your model (seed 7, 40 steps)"
+    assert "measured when training ends" in text(st.scores_trees(state, run)[0])
+    back = st.with_reset(state)
+    assert back["trained"] is None and st.model(back, run)[2].endswith(f"step {run['steps']} of {run['steps']}")
+
+
+# --- trees ----------------------------------------------------------------------------
+
+def test_a_heatmap_has_one_cell_per_unmasked_weight_in_its_bucket():
+    """A hand-built 3-token pattern: row 0 = [1]; row 1 = [0.25, 0.75]; row 2 = [0.05, 0.5, 0.45].
+    Its cells are the 1 + 2 + 3 = 6 on or below the diagonal, bucketed by tenths: w9 (1.0 caps at w9),
+    w2, w7, w0, w5, w4. Nothing above the diagonal is drawn (the causal mask)."""
+    weights = [[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.05, 0.5, 0.45]]
+    svg = fig.heatmap(weights, [0, 1, 2], "a hand-built head")
+    dom.check(svg)
+    assert cells_of(svg) == {(0, 0): "w9", (1, 0): "w2", (1, 1): "w7", (2, 0): "w0", (2, 1): "w5", (2, 2): "w4"}
+    top, left = [t for t in nodes(svg) if t[0] == "text"]  # one letter per x (top) or per y (left)
+    assert text(top) == text(left) == "ABC"
+    assert top[1]["x"] == "17 27 37" and left[1]["y"] == "20 30 40"  # cell centres 12 + 10 j + 5; 12 + 10 i + 8
+
+
+def test_the_loss_curve_runs_from_the_first_step_to_the_last_loss():
+    """Losses [2.0, 1.0, 0.0] over a run of 4 steps, one point per step (a short run needs no thinning):
+    x = 26 + 270 * step / 4, y = 76 - 72 * loss / 2.5 -> (93.5, 18.4), (161, 47.2), (228.5, 76)."""
+    svg = fig.loss_curve([2.0, 1.0, 0.0], 4)
+    dom.check(svg)
+    line = next(n for n in nodes(svg) if n[0] == "polyline")
+    assert line[1]["points"] == "93.5,18.4 161.0,47.2 228.5,76.0"
+    assert svg[1]["aria-label"] == "batch loss over 3 of 4 steps, now 0.000"
+
+
+def test_a_long_run_is_thinned_to_at_most_200_points_ending_at_the_last_loss():
+    """800 steps: every 4th step (800 // 200), steps 4, 8, ..., 800; 801 steps: the same, plus step 801."""
+    for steps, count in ((800, 200), (801, 201)):
+        line = next(n for n in nodes(fig.loss_curve([1.0] * steps, steps)) if n[0] == "polyline")
+        assert len(line[1]["points"].split()) == count and line[1]["points"].split()[-1] == "296.0,47.2"
+
+
+def test_every_checkpoint_has_a_frame_and_only_the_chosen_one_shows(run):
+    frames = fig.frames(run, 19)
+    assert [f[1]["data-frame"] for f in frames] == list(range(fig.COUNT))
+    assert [f[1]["hidden"] for f in frames] == [True] * 19 + [False]
+    for f, c in zip(frames, run["checkpoints"]):
+        dom.check(f)
+        assert text(f).startswith(f"Step {c['step']} of {run['steps']}: batch loss {run['losses'][c['step'] - 1]:.3f}")
+        assert f[1]["data-label"] == f"step {c['step']} of {run['steps']}"
+
+
+def test_the_frames_draw_each_heads_pattern_on_the_sample_from_the_checkpoints_params(run):
+    c = run["checkpoints"][10]
+    tokens = fig.parse_sequence(fig.SAMPLE)
+    weights = training.predict(training.params_from_checkpoint(c), tokens)["weights"]
+    maps = [n for n in nodes(fig.frames(run, 10)[10]) if n[0] == "svg" and "train-map" in n[1]["class"]]
+    assert len(maps) == 2
+    for svg, rows in zip(maps, (weights[0][0], weights[1][0])):
+        assert cells_of(svg) == {(i, j): dom.weight_class(rows[i][j]) for i in range(12) for j in range(i + 1)}
+
+
+def test_the_slider_is_labelled_and_names_its_step(run):
+    label, slider, output = fig.slider(run, 19)
+    assert label[1]["for"] == slider[1]["id"] == "train-step" and slider[1]["type"] == "range"
+    assert (slider[1]["min"], slider[1]["max"], slider[1]["value"]) == (0, 19, 19)
+    assert slider[1]["aria-valuetext"] == text(output) == f"step {run['steps']} of {run['steps']}"
+
+
+def test_the_probe_shows_predict_and_outlines_the_guesses_the_next_letter_confirms(run, final):
+    params = training.params_from_checkpoint(final)
+    tokens = fig.parse_sequence("BECAFDBCAFDB")
+    guesses = training.predict(params, tokens)["predictions"]
+    trees = fig.probe(params, tokens, "m")
+    cells = [n for n in nodes(trees[2]) if n[0] == "td" and "guess" in n[1].get("class", "")]
+    assert [text(c) for c in cells] == [fig.LETTERS[g] for g in guesses]
+    hits = [i for i, c in enumerate(cells) if "hit" in c[1]["class"]]
+    assert hits == [i for i in range(11) if guesses[i] == tokens[i + 1]]
+    assert set(range(7, 11)) <= set(hits)  # the second copy's pinned positions, 12 - 5 .. 10, all right
+
+
+def test_the_scores_table_reads_the_ablation_of_the_heads_switched_off(final):
+    names = [(0, 0), (1, 0)]
+    for off, mask in ((set(), 0), ({(0, 0)}, 1), ({(1, 0)}, 2), ({(0, 0), (1, 0)}, 3)):
+        table, line = fig.scores_table(final, names, off, "m")
+        assert fig.percent(final["ablated"][mask]) in text(line)
+    rows = [[text(c) for c in r[2:]] for r in table[4][2:]]
+    assert rows[0] == ["layer 0 head 0", f"{final['scores'][0][0]:.2f}", f"{final['scores'][0][1]:.2f}",
+                       fig.percent(final["ablated"][1])]
+
+
+# --- the build-time run: mha.training's own numbers -----------------------------------------
+
+def test_the_run_keeps_every_loss_and_evenly_spaced_checkpoints(run):
+    assert run["steps"] == training.STEPS and len(run["losses"]) == run["steps"]
+    gap = run["steps"] // fig.COUNT  # 800 steps, 20 checkpoints: every 40 steps
+    assert [c["step"] for c in run["checkpoints"]] == [gap * (i + 1) for i in range(fig.COUNT)]
+
+
+def test_the_final_checkpoints_measurements_are_mha_trainings(final):
+    params = training.params_from_checkpoint(final)
+    assert final["ablated"][0] == round(training.accuracy(params), 4)
+    assert final["ablated"][2] == round(training.accuracy(params, ablate={(1, 0)}), 4)
+    scores = training.head_scores(params)
+    assert final["scores"] == [[round(s["previous_token"], 4), round(s["induction"], 4)] for s in scores]
+
+
+def test_the_page_data_is_small_json_that_turns_back_into_params(run):
+    text_ = fig.files()["training.json"]
+    assert len(text_) < 200_000
+    back = json.loads(text_)
+    assert training.params_from_checkpoint(back["checkpoints"][5]) == \
+        training.params_from_checkpoint(run["checkpoints"][5])
+
+
+def test_the_pre_rendered_section_stays_light(run):
+    html = "".join(dom.to_html(n) for n in fig.frames(run, 19))
+    assert len(html) < 160_000
+    assert sum(1 for f in fig.frames(run, 19) for _ in nodes(f)) < 1000  # elements in all 20 frames
+
+
+# --- the worker -------------------------------------------------------------------------------
+
+def test_the_worker_posts_progress_then_the_measured_model():
+    posted = []
+    params = worker.train(seed=0, steps=12, post=lambda m: posted.append(json.loads(m)), every=5)
+    kinds = [m["type"] for m in posted]
+    assert kinds == ["progress"] * 3 + ["measuring", "done"]
+    assert [m["step"] for m in posted[:3]] == [5, 10, 12]  # every 5 steps, and the last
+    for m in posted[:3]:
+        dom.check(json.loads(m["trees"])[0])
+    assert json.loads(posted[2]["params"]) == params == training.train(0, 12)
+    done = posted[-1]
+    assert json.loads(done["measured"]) == fig.measure(params)  # JSON text: the page reads no nested JS objects
+    assert posted[2]["accuracy"] == training.accuracy(params, training.held_out(fig.QUICK))
+
+
+def test_the_worker_refuses_an_unknown_message():
+    posted = []
+    worker.handle(json.dumps({"type": "dance"}), posted.append)
+    assert json.loads(posted[0]) == {"type": "refused", "reason": "unknown message 'dance'"}
+
+
+# --- the prose ----------------------------------------------------------------------------------
+
+def test_the_prose_numbers_back_its_claims(run, final):
+    values = {key: make() for key, make in fig.PROSE.items()}
+    assert re.findall(r"<!--value:(train-[a-z0-9-]+)-->", SECTION) and \
+        set(re.findall(r"<!--value:(train-[a-z0-9-]+)-->", SECTION)) <= set(values)
+    assert values["train-params"] == "1,404"
+    assert final["scores"][0][0] >= 0.4 and final["scores"][1][1] >= 0.6  # layer 0 previous-token, layer 1 induction
+    assert final["ablated"][1] < 0.5 and final["ablated"][2] < 0.5      # "each half is useless on its own"
+    step_90, early = int(values["train-step-90"]), fig.early_checkpoint()
+    assert early["step"] < step_90 and early["ablated"][0] < 0.5  # "at first the loss only creeps down"
+    assert all(c["ablated"][0] < 0.9 for c in run["checkpoints"] if c["step"] < step_90)
+
+
+def test_uniform_attention_would_score_about_0_19_on_previous_token():
+    """Under the causal mask, a uniform row i spreads 1 / (i + 1) over i + 1 positions; the mean of 1 / (i + 1)
+    over i = 1..11 is (H_12 - 1) / 11 = (3.1032 - 1) / 11 = 0.1912."""
+    uniform = [[1 / (i + 1)] * (i + 1) + [0.0] * (11 - i) for i in range(12)]
+    assert training.previous_token_score(uniform) == pytest.approx(0.1912, abs=1e-4)
+    assert "about 0.19" in SECTION
+
+
+def test_a_letter_followed_by_two_letters_splits_the_induction_head():
+    """FACEADBA: A at 1 (then C, position 2) and at 4 (then D, position 5); the last A's layer-1 row.
+    FBCEADBA: A once, at 4, then D. BACEADBA: FACEADBA with its first letter changed."""
+    split, tilted, unique = (fig.follower_weights(t) for t in (fig.SPLIT, fig.TILTED, fig.UNIQUE))
+    params = training.params_from_checkpoint(fig.run_data()["checkpoints"][-1])
+    row = training.predict(params, fig.parse_sequence(fig.SPLIT))["weights"][1][0][-1]
+    assert split == [row[2], row[5]]
+    assert min(split) > 0.4                          # "divides its weight": both get a real share
+    assert abs(tilted[0] - tilted[1]) > max(0.2, abs(split[0] - split[1]))  # "the shares become" clearly unequal
+    assert len(unique) == 1 and unique[0] > 0.9      # one place to go
+    assert f'data-sequence="{fig.SPLIT}"' in SECTION and f'data-sequence="{fig.UNIQUE}"' in SECTION
+    assert f"<kbd>{fig.SPLIT}</kbd>" in SECTION and f"<kbd>{fig.UNIQUE}</kbd>" in SECTION
+    assert fig.TILTED == "B" + fig.SPLIT[1:]         # "change the first letter to B"
+
+
+def test_the_sample_is_two_letters_then_a_run_of_distinct_letters_twice():
+    tokens = fig.parse_sequence(fig.SAMPLE)
+    assert tokens[2:7] == tokens[7:] and len(set(tokens[2:7])) == 5
+    assert f"<kbd>{fig.SAMPLE}</kbd>" in SECTION and f'value="{fig.SAMPLE}"' in SECTION
+
+
+def test_the_section_places_its_cell_and_the_cell_finishes_quickly_in_cpython():
+    from cells.run import run_cell
+    from cells import view
+
+    assert "training" in view.CELLS and 'data-cell="training"' in SECTION
+    out, error = run_cell(view.source("training"), {})
+    assert error is None, error
+    lines = out.splitlines()
+    assert lines[-2].startswith("layer 0 head 0: previous-token ") and lines[-1].startswith("layer 1 head 0:")
+    assert math.isfinite(float(lines[-1].split("induction ")[1]))
