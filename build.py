@@ -45,7 +45,9 @@ EDITOR = ("cells/editor.mjs", "cells/editor.js")  # the cells' CodeMirror: its s
 EDITOR_NOTICE = ("/* The code cells' editor: CodeMirror 6, Lezer, style-mod, crelt, w3c-keyname (MIT, "
                  "Marijn Haverbeke and others, https://codemirror.net), bundled by build.py */")
 SKIP = ("__pycache__", ".pyc")
-RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")
+RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")      # a figure's pre-rendered trees
+SECTION_MARK = re.compile(r"<!--section:([a-z0-9-]+)-->")    # site/sections/NAME.html, one lesson section
+VALUE_MARK = re.compile(r"<!--value:([a-z0-9-]+)-->")        # a number in the prose, from figures.prose()
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
 WHEEL_TIME = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: the same sources give the same wheel
 SUB_PATH = "/lesson/"
@@ -112,7 +114,8 @@ def _copy_site(out):
     """site/'s static files and the entry script; index.html is rendered later, the modules go in one archive."""
     for path in sorted(SITE.rglob("*")):
         relative = path.relative_to(SITE)
-        if path.is_dir() or path.name == "index.html" or any(s in str(relative) for s in SKIP):
+        if path.is_dir() or path.name == "index.html" or relative.parts[0] in ("sections", "styles") or any(
+                s in str(relative) for s in SKIP):
             continue
         if path.suffix == ".py" and relative.as_posix() != ENTRY:
             continue  # in _site_archive's zip (or, for the cell sources, pre-rendered into the page)
@@ -120,6 +123,12 @@ def _copy_site(out):
             continue  # shipped bundled, by _bundle_editor
         (out / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, out / relative)
+
+
+def _write_styles(out):
+    """dist/style.css: site/style.css, then each figure family's site/styles/*.css (one request, in name order)."""
+    parts = [SITE / "style.css", *sorted((SITE / "styles").glob("*.css"))]
+    (out / "style.css").write_text("\n".join(path.read_text() for path in parts))
 
 
 def _site_modules():
@@ -236,7 +245,7 @@ def _write_config(out, archives):
 
     Each archive (mha's wheel, the site's modules) is unpacked into the working directory
     ("./*"), so the page imports mha from its wheel without micropip on the way to ready.
-    cells/worker.mjs reads the same list to set up the cells' interpreter.
+    worker.mjs reads the same list to set up the workers' interpreters (cells, training).
     """
     config = {
         "interpreter": "./pyodide/pyodide.mjs",  # relative to this file's URL
@@ -245,8 +254,20 @@ def _write_config(out, archives):
     (out / "pyscript.json").write_text(json.dumps(config, indent=2) + "\n")
 
 
+def page_source():
+    """site/index.html with each <!--section:NAME--> replaced by site/sections/NAME.html (not yet rendered)."""
+    def section(match):
+        path = SITE / "sections" / f"{match.group(1)}.html"
+        if not path.is_file():
+            sys.exit(f"index.html includes a section with no file: {path}")
+        return path.read_text()
+
+    return SECTION_MARK.sub(section, (SITE / "index.html").read_text())
+
+
 def _render_page(out):
-    """index.html with each <!--render:ID--> replaced by prerender()[ID]: the live code's own trees."""
+    """The page with its sections, each <!--render:ID--> replaced by prerender()[ID] (the live code's own
+    trees) and each <!--value:KEY--> by figures.prose()[KEY] (a number in the prose, computed by mha)."""
     for path in (str(SITE), str(PY)):
         if path not in sys.path:
             sys.path.insert(0, path)
@@ -260,11 +281,20 @@ def _render_page(out):
         if trees.keys() & rendered.keys():
             sys.exit(f"{module}.prerender() fills marks another module fills: {sorted(trees.keys() & rendered.keys())}")
         rendered.update({key: "".join(dom.to_html(node) for node in children) for key, children in trees.items()})
-    page = (SITE / "index.html").read_text()
+    page = page_source()
     marks = RENDER_MARK.findall(page)
     if sorted(marks) != sorted(rendered):
         sys.exit(f"index.html marks {sorted(marks)} do not match the prerender() of {PRERENDER}: {sorted(rendered)}")
     page = RENDER_MARK.sub(lambda m: rendered[m.group(1)], page)
+    answers = importlib.import_module("figures.questions").answers()  # fetched on Check: no spoiler in the page
+    (out / "answers.json").write_text(json.dumps(answers, separators=(",", ":")))
+    for name, text in importlib.import_module("figures.training").files().items():
+        (out / name).write_text(text)  # training.json: the build-time checkpoints the page's Python probes
+    values = importlib.import_module("figures").prose()
+    missing = set(VALUE_MARK.findall(page)) - set(values)
+    if missing:
+        sys.exit(f"the page's prose asks for values figures.prose() does not give: {sorted(missing)}")
+    page = VALUE_MARK.sub(lambda m: dom.to_html(values[m.group(1)]), page)
     if page.count(CHARSET) != 1:
         sys.exit(f"index.html needs exactly one {CHARSET}: the CSP goes right after it")
     csp = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -281,6 +311,7 @@ def build(out_dir=DIST):
         shutil.rmtree(out)
     out.mkdir(parents=True)
     _copy_site(out)
+    _write_styles(out)
     _bundle_editor(out)
     _copy_pyodide(out)
     _copy_pyscript(out)

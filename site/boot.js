@@ -10,33 +10,39 @@
 //                             "delta": [...], "marked": [[text, class], ...]}: one entry per <td> of the
 //                             element and per [data-patch] element, in document order; returns false
 //                             (nothing changed) if the counts differ, and Python draws the whole tree.
+//                             Lines of class "attn-line" (the attention pictures, figures/pictures.py)
+//                             mirror the <td>s one for one: the i-th line's stroke-opacity is value[i].
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
 //   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
 //                             after the last call, so typing does not encode the state on every key.
 
+const SVG_TAGS = ["svg", "g", "line", "polyline", "path", "rect", "circle", "text", "title", "desc", "tspan"];
 const TAGS = new Set([
-  "button", "caption", "code", "div", "em", "figcaption", "figure", "h3", "input", "label",
-  "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
-  "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul",
+  "button", "caption", "code", "div", "em", "fieldset", "figcaption", "figure", "h3", "input", "label",
+  "legend", "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
+  "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul", ...SVG_TAGS,
 ]);
+const SVG = "http://www.w3.org/2000/svg";  // an <svg> and all inside it are made in this namespace
 const ATTRIBUTE = /^[a-z0-9-]+$/;
+const CASED_ATTRIBUTES = new Set(["viewBox", "preserveAspectRatio"]);  // SVG's camel-case names
 const STAGES = ["download", "start", "install", "draw"];
 // How long start-up may take before the page gives up: a cold load is ~3 s here, 2 cores.
 const GIVE_UP_MS = 120000;
 
-function build(node) {
+function build(node, inSvg = false) {
   if (typeof node === "string") return document.createTextNode(node);
   const [tag, attrs, ...children] = node;
   if (!TAGS.has(tag)) throw new Error(`mhaDraw: tag ${tag} is not allowed`);
-  const element = document.createElement(tag);
+  const svg = inSvg || tag === "svg";
+  const element = svg ? document.createElementNS(SVG, tag) : document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
-    if (!ATTRIBUTE.test(name) || name.startsWith("on") || name === "style") {
+    if (!(ATTRIBUTE.test(name) || CASED_ATTRIBUTES.has(name)) || name.startsWith("on") || name === "style") {
       throw new Error(`mhaDraw: attribute ${name} is not allowed`);
     }
     if (value === false) continue;
     element.setAttribute(name, value === true ? "" : String(value));
   }
-  for (const child of children) element.append(build(child));
+  for (const child of children) element.append(build(child, svg));
   return element;
 }
 
@@ -48,7 +54,8 @@ window.mhaDraw = (id, json) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaDraw: no element #${id}`);
   lastPatch.delete(id);
-  target.replaceChildren(...JSON.parse(json).map(build));
+  target.replaceChildren(...JSON.parse(json).map((node) => build(node)));
+  if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
 };
 
 window.mhaPatch = (id, json) => {
@@ -57,13 +64,17 @@ window.mhaPatch = (id, json) => {
   const { text, class: classes, value, delta, marked } = JSON.parse(json);
   const tds = target.getElementsByTagName("td");
   const patched = target.querySelectorAll("[data-patch]");
+  // A picture's lines come in the order of the table cells they draw (none past pictures.PICTURE_TOKENS).
+  const lines = target.getElementsByClassName("attn-line");
   if (tds.length !== text.length || patched.length !== marked.length) return false;
+  if (lines.length && lines.length !== tds.length) return false;
   const last = lastPatch.get(id);
   for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
     if (last ? last.value[i] !== value[i] : td.getAttribute("data-value") !== value[i]) {
       td.firstChild.data = text[i];  // the cell's one text node
       td.setAttribute("data-value", value[i]);
+      if (lines.length) lines[i].setAttribute("stroke-opacity", value[i]);
     }
     if (last ? last.classes[i] !== classes[i] : td.className !== classes[i]) td.className = classes[i];
     if ((last ? last.delta[i] : td.getAttribute("data-delta") || "") !== delta[i]) {
@@ -82,6 +93,55 @@ window.mhaPatch = (id, json) => {
   });
   return true;
 };
+
+// Pointing at or focusing a query token lights its row in every head's table and picture: a field of
+// the token grid, a weight table's row header, or a picture's query (its lines or its number). Plain UI,
+// so it works before Python has loaded: class "lit" on those rows and on the grid's row, "lighting" on
+// the panels (CSS dims the pictures' other queries). Only classes change, so nothing moves; mhaPatch
+// writes td classes only, so the lit <tr> and <g> keep theirs, and mhaDraw lights new rows again.
+const LIT_PANELS = ["head-tables", "cross-tables"];
+const chosen = { pointer: null, focus: null, last: "focus" };  // the latest token pointed at or focused wins
+let litNow = [];
+
+function queryOf(node) {
+  if (!(node instanceof Element)) return null;
+  const field = node.closest("#token-grid input[data-token]");
+  if (field) return Number(field.dataset.token);
+  if (!node.closest(".heads")) return null;  // #head-tables, #cross-tables
+  const header = node.closest("table.weights > tbody > tr > th");
+  if (header) return header.parentElement.sectionRowIndex;
+  const query = node.closest(".attn-q[data-query]");
+  return query ? Number(query.dataset.query) : null;
+}
+
+function lightRow() {
+  const row = chosen[chosen.last] ?? chosen.pointer ?? chosen.focus;
+  for (const element of litNow) element.classList.remove("lit");
+  litNow = [];
+  for (const id of LIT_PANELS) {
+    const panel = document.getElementById(id);
+    if (!panel) continue;
+    panel.classList.toggle("lighting", row !== null);
+    if (row === null) continue;
+    for (const body of panel.querySelectorAll("table.weights > tbody")) if (body.rows[row]) litNow.push(body.rows[row]);
+    litNow.push(...panel.querySelectorAll(`.attn-q[data-query="${row}"]`));
+  }
+  const grid = document.querySelector("#token-grid table > tbody");
+  if (row !== null && grid?.rows[row]) litNow.push(grid.rows[row]);
+  for (const element of litNow) element.classList.add("lit");
+}
+
+function choose(source, node) {
+  const row = queryOf(node);
+  if (chosen[source] === row) return;
+  chosen[source] = row;
+  if (row !== null) chosen.last = source;
+  lightRow();
+}
+document.addEventListener("pointerover", (event) => choose("pointer", event.target));
+document.addEventListener("pointerout", (event) => { if (!event.relatedTarget) choose("pointer", null); });
+document.addEventListener("focusin", (event) => choose("focus", event.target));
+document.addEventListener("focusout", (event) => choose("focus", event.relatedTarget));
 
 window.mhaGridValues = (id) => {
   const rows = [];
@@ -122,6 +182,48 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
   next.focus();
   next.select();
+});
+
+// The trained model's step slider (section "Heads nobody designed"): every checkpoint's frame is
+// pre-rendered (figures/training.py), all hidden but one; moving the slider shows its frame, before
+// Python has loaded as after. No numbers are computed here. training/glue.py redraws the probe.
+document.addEventListener("input", (event) => {
+  const slider = event.target;
+  if (slider.id !== "train-step") return;
+  for (const frame of document.querySelectorAll("#fig-train-frames [data-frame]")) {
+    const shown = frame.dataset.frame === slider.value;
+    frame.hidden = !shown;
+    if (shown) {
+      document.getElementById("train-step-text").textContent = frame.dataset.label;
+      slider.setAttribute("aria-valuetext", frame.dataset.label);
+    }
+  }
+});
+
+// Predict, then check: a question's answer is not in the page; answers.json (written by build.py from
+// figures/questions.py, numbers by mha) is fetched on the first Check. Works before Python has loaded.
+let answers = null;
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-check]");
+  if (!button) return;
+  const qid = button.dataset.check;
+  const chosen = button.closest("fieldset").querySelector("input[type=radio]:checked");
+  const out = document.getElementById(`q-${qid}-answer`);
+  if (!chosen) {
+    out.replaceChildren(build(["p", {}, "Pick an answer first: the point is to commit before you look."]));
+    return;
+  }
+  try {
+    answers ??= await (await fetch("./answers.json")).json();
+  } catch (error) {
+    answers = null;
+    out.replaceChildren(build(["p", {}, "The answers could not be loaded; reload the page to try again."]));
+    return;
+  }
+  const { answer, verdicts, explanation } = answers[qid];
+  const right = chosen.value === answer;
+  out.dataset.verdict = right ? "right" : "wrong";
+  out.replaceChildren(build(["p", {}, ["strong", {}, verdicts[chosen.value]]]), build(["p", {}, explanation]));
 });
 
 const status = document.getElementById("py-status");

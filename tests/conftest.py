@@ -137,6 +137,23 @@ def open_page(browser, site_url, fragment="", **context_args):
     return page, guard
 
 
+@pytest.fixture(scope="module")
+def lesson(browser, site_url):
+    """One loaded, guarded page shared by a module's tests (Pyodide takes seconds to start)."""
+    page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
+    yield page
+    page.context.close()
+    assert not guard.problems(), guard.problems()
+
+
+@pytest.fixture
+def reader(lesson):
+    """The shared page, back at the lesson's default state ("reset everything")."""
+    lesson.locator("#reset-all").click()
+    expect_tables(lesson, WORKED)
+    return lesson
+
+
 def wait_ready(page):
     """Block until main.py has drawn (body data-python="ready"); see READY_TIMEOUT_MS for why so long."""
     from playwright.sync_api import expect

@@ -1,7 +1,9 @@
 """Code cells as dom trees: build.py pre-renders them, cells/glue.py redraws their parts live.
 
 A cell is a labelled <textarea> (the code), a bar with Run and Reset, the
-printed <output> (aria-live) and a <pre> for the error (role="alert"). Ids follow
+printed <output> (aria-live) and a <pre> for the error (role="alert"). Once the page
+has loaded, cells/editor.mjs lays a CodeMirror editor over the textarea (hidden, kept
+in sync); without that script the textarea is the editor. Ids follow
 the cell's kebab name, e.g. two_heads -> #cell-two-heads-code. Pure Python: no
 js, no pyscript, so the HTML a reader sees before Python loads is these trees.
 """
@@ -9,7 +11,7 @@ js, no pyscript, so the HTML a reader sees before Python loads is these trees.
 from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parent / "sources"  # build time only: the browser reads the textarea
-CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
+CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache", "training")
 TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (cells/glue.py)
 RUNS_HERE = "Runs in your browser, in a Python of its own: nothing you type or run leaves your machine."
 KEYS = ("Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Tab indents; Esc then Tab leaves the editor. "

@@ -8,9 +8,11 @@ prints them. Runs in CPython and Pyodide.
 """
 
 import mha
+from figures.pictures import attention_picture, pictured, pictures_note
+from figures.registry import NO_PATCH, Figure
 from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_cell,
                       number_text, select, signed, slot_range, table, weight_class)
-from page.state import button_rules
+from page.state import DEFAULT_CONTEXT, button_rules
 
 # --- controls ----------------------------------------------------------------
 
@@ -82,19 +84,6 @@ def _disabled(off):
     return {"disabled": "disabled"} if off else {}
 
 
-PRESETS = (  # (id, button text): section 4's presets
-    ("preset-lesson", "the lesson's example"),
-    ("try-exercise", "try it: give token 1 the time stamp of token 0"),
-    ("reset-all", "reset everything"),
-)
-
-
-def preset_buttons():
-    """The lesson's example (mha.LESSON_TOKENS), the exercise (mha.EXERCISE_TOKENS), and a full reset."""
-    return ["div", {"class": "buttons"},
-            *[["button", {"type": "button", "id": bid, "data-action": bid}, text] for bid, text in PRESETS]]
-
-
 WIDTHS = (4, 8, 16, 32, 64)  # the widths the page offers (mha.MAX_WIDTH is the largest)
 
 
@@ -153,13 +142,17 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
 
     result: mha.MultiHeadResult; wide: the one wide head's n x m weights;
     previous: an earlier weights_snapshot (or None: no markers). Tables are
-    named 'head H weights' and 'one head weights' (label_suffix: ' weights').
+    named 'head H weights' and 'one head weights' (label_suffix: ' weights'). Beside each
+    table, up to pictures.PICTURE_TOKENS tokens, its attention picture (figures/pictures.py).
     """
-    views = [["div", classes("head-view", band), weight_table(w, label, caption, changes, key_label),
-              entropy_readout(w)]
+    drawn = pictured(wide)
+    views = [["div", classes("head-view", band, "pictured" if drawn else ""),
+              weight_table(w, label, caption, changes, key_label),
+              *([attention_picture(w)] if drawn else []), entropy_readout(w)]
              for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix)]
     cells = (len(result.weights) + 1) * len(wide) * len(wide[0])
-    return ["div", classes("head-tables", "many" if cells > MANY_CELLS else ""), *views]
+    return ["div", classes("head-tables", "many" if cells > MANY_CELLS else ""),
+            *([] if drawn else [pictures_note(wide)]), *views]
 
 
 def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
@@ -298,3 +291,68 @@ def output_tables_patch(result):
     flat = [x for _, _, rows, _, _ in _output_sections(result) for row in rows for x in row]
     return {"text": [f"{x:.4f}" for x in flat], "class": ["num"] * len(flat), "value": list(map(repr, flat)),
             "delta": [""] * len(flat), "marked": [[caption, ""] for _, caption, _, _, _ in _output_sections(result)]}
+
+
+# --- the registry: this family's elements ----------------------------------------
+
+CROSS_SUFFIX = " cross-attention weights"  # cross tables: 'head 0 cross-attention weights'
+
+
+def _snapshot(view, cross=False):
+    """The weights a redraw compares with (weights_snapshot), or None without a view before."""
+    if view is None or (cross and view.cross is None):
+        return None
+    return weights_snapshot(view.cross, view.cross_wide) if cross else weights_snapshot(view.result, view.wide)
+
+
+def _head_tables(state, view, before):
+    return [head_tables(view.result, view.wide, _snapshot(before))]
+
+
+def _head_tables_patch(state, view, before):
+    return head_tables_patch(view.result, view.wide, _snapshot(before))
+
+
+def _cross_tables(state, view, before):
+    if view.cross is None:
+        return []
+    return [head_tables(view.cross, view.cross_wide, _snapshot(before, True), "context token", CROSS_SUFFIX)]
+
+
+def _cross_tables_patch(state, view, before):
+    if view.cross is None:  # nothing drawn, nothing to patch
+        return NO_PATCH
+    return head_tables_patch(view.cross, view.cross_wide, _snapshot(before, True), CROSS_SUFFIX)
+
+
+def _size_controls(state, view, before):
+    width = len(state["tokens"][0])
+    return [width_picker(width), " ", heads_picker(width, state["heads"])]
+
+
+def _context_grid(state, view, before):
+    return [] if state["context"] is None else [token_grid(state["context"], None, "context token")]
+
+
+FIGURES = {
+    # section 2: the recipe
+    "fig-size": Figure(_size_controls, ("structure", "controls")),
+    "fig-slot-legend": Figure(lambda s, v, b: [slot_legend(v.result)], ("structure",)),
+    # section 3: the live figure
+    "fig-options": Figure(lambda s, v, b: options_controls(s), ("controls",)),
+    "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], s["heads"])], ("token-grid",)),
+    "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]), s["heads"])],
+                              ("structure",), mark=False),
+    "fig-token-buttons": Figure(lambda s, v, b: [token_buttons(len(s["tokens"]))]),
+    "head-tables": Figure(_head_tables, ("numbers",), _head_tables_patch),
+    "fig-outputs": Figure(lambda s, v, b: [output_tables(v.result)], ("numbers",),
+                          lambda s, v, b: output_tables_patch(v.result)),
+    # section 4: the exercise
+    "moved-summary": Figure(lambda s, v, b: [moved_summary(v.result, v.wide, _snapshot(b))], ("numbers",)),
+    # section 6: cross-attention
+    "fig-cross": Figure(lambda s, v, b: cross_switch(s), ("controls",)),
+    "context-grid": Figure(_context_grid, ("context-grid",)),
+    "context-buttons": Figure(lambda s, v, b: [token_buttons(len(DEFAULT_CONTEXT), "context token")]),
+    "cross-tables": Figure(_cross_tables, ("numbers",), _cross_tables_patch),
+}
+PROSE = {}

@@ -1,14 +1,26 @@
-"""Section 7 figures as trees: which query heads share a key/value head, and the KV-cache bill.
+"""Section 7 figures as trees: which query heads share a key/value head, what they share, and the KV bill.
 
-Byte counts come from mha.kv_cache_bill and are printed by mha.format_bytes;
-this module only arranges them.
+The queries, keys and values come from the page's mha.MultiHeadResult (query_heads,
+key_heads, value_heads); byte counts from mha.model_bill / kv_cache_bill and
+mha.weights_bytes, printed by mha.format_bytes. This module only arranges them.
 """
 
 import mha
-from page.dom import band_class, body_row, classes, count_select, header_row, joined, number_text, select, table
-from page.state import CUSTOM_MODEL, MODEL_NAMES
+from figures.registry import Figure
+from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_text, select,
+                      slot_range, table)
+from page.state import CUSTOM_MODEL, MODEL_NAMES, model_shape
 
 SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a model
+BATCH_CAP = 100_000       # conversations served at once
+GROUP_HEADS_SHOWN = 4     # query heads drawn beside their shared key/value head
+GROUP_TOKENS_SHOWN = 4    # tokens per table in that figure
+GROUP_NUMBERS_SHOWN = 4   # numbers per vector in that figure
+WEIGHT_BYTES = 2          # the weights in bf16
+PROSE_MODEL = "Llama-3-8B"          # section 8's worked bill
+PROSE_LONG_MODEL = "Llama-3.1-8B"   # the same shape, built for 128k tokens
+PROSE_WINDOW_MODEL = "Mistral-7B-v0.1"
+PROSE_BATCH = 16                    # conversations served at once, in the prose
 
 
 # --- grouped-query sharing -------------------------------------------------
@@ -32,14 +44,83 @@ def sharing_diagram(kv_head_of):
 
     One line per key/value head: its name, then the query heads that read it.
     """
-    groups = {}
-    for h, g in enumerate(kv_head_of):
-        groups.setdefault(g, []).append(h)
+    groups = _groups(kv_head_of)
     rows = [["p", {"class": "kv-group", "data-kv-head": str(g)}, ["strong", {}, f"key/value head {g}"], ": ",
              *joined([["span", classes("query-head", band_class(h)), f"query head {h}"] for h in members], ", ")]
             for g, members in sorted(groups.items())]
     return ["figure", {"class": "kv-sharing"}, *rows,
             ["figcaption", {}, sharing_name(len(kv_head_of), len(groups))]]
+
+
+def _groups(kv_head_of):
+    groups = {}
+    for h, g in enumerate(kv_head_of):
+        groups.setdefault(g, []).append(h)
+    return groups
+
+
+def projections_note(state, result):
+    """Why sharing runs on random projections (state.check_sharing), in the state's own numbers."""
+    heads, kv_heads = len(result.kv_head_of), len(set(result.kv_head_of))
+    if heads == 1:
+        return "One query head has nobody to share with: pick more query heads."
+    first, second = (slot_range(*s) for s in mha.head_slots(result.width, heads)[:2])
+    if kv_heads < heads:
+        return (f"Sharing is on, so every head projects the tokens with random matrices (seed {state['seed']}). "
+                f"With identity slices a shared key/value head would be query head 0's {first}, and query "
+                f"head 1 would score its own {second} against them: numbers without a meaning.")
+    if state["projections"] == "identity":
+        return (f"Each query head reads its own slots here ({first}, {second}, ...). Choosing fewer key/value "
+                f"heads switches on random projections: a shared key must be a view of the whole token, "
+                f"one that every query head of its group can ask about.")
+    return "Each query head has keys and values of its own: choose fewer key/value heads to see a group."
+
+
+def group_figure(state, result):
+    """Key/value head 0 and up to GROUP_HEADS_SHOWN query heads that read it: one table per query head.
+
+    Each table: per token, the head's own queries, then the keys and values it reads
+    (key_heads[0], value_heads[0]): the same numbers in every table of the group.
+    """
+    members = _groups(result.kv_head_of)[0]
+    shown = members[:GROUP_HEADS_SHOWN]
+    tokens = len(result.query_heads[0])
+    cut = tokens > GROUP_TOKENS_SHOWN or result.head_width > GROUP_NUMBERS_SHOWN
+    tables = [_group_table(result, h, shown) for h in shown]
+    more = f" ({len(members) - len(shown)} more query heads read it too.)" if len(members) > len(shown) else ""
+    if len(members) == 1:
+        caption = (f"Query head {members[0]} alone reads key/value head 0: without sharing, every head's keys "
+                   f"and values are its own.")
+    else:
+        caption = (f"Key/value head 0 serves query heads {', '.join(map(str, members))}. Their keys and values "
+                   f"columns hold the same numbers, read from one cache entry; only the queries differ, so "
+                   f"each head asks its own question of one shared memory.{more}")
+    if cut:
+        caption += (f" First {min(tokens, GROUP_TOKENS_SHOWN)} tokens and "
+                    f"{min(result.head_width, GROUP_NUMBERS_SHOWN)} numbers of each vector shown.")
+    return ["figure", {"class": "kv-group-figure"},
+            ["p", {"class": "note kv-projections-note"}, projections_note(state, result)],
+            ["div", {"class": "kv-group-tables"}, *tables], ["figcaption", {}, caption]]
+
+
+def _group_table(result, h, shown):
+    queries, keys, values = result.query_heads[h], result.key_heads[0], result.value_heads[0]
+    band = band_class(h)
+    head = ["tr", {}, ["th", {"scope": "col"}, "token"],
+            ["th", {"scope": "col", **classes(band)}, f"queries of head {h}"],
+            ["th", {"scope": "col", "class": "kv-shared"}, "keys (shared)"],
+            ["th", {"scope": "col", "class": "kv-shared"}, "values (shared)"]]
+    rows = [body_row(f"token {t}", [_vector_cell(queries[t], "kv-query", band),
+                                    _vector_cell(keys[t], "kv-key", "kv-shared"),
+                                    _vector_cell(values[t], "kv-value", "kv-shared")])
+            for t in range(min(len(queries), GROUP_TOKENS_SHOWN))]
+    return table(f"query head {h} and key/value head 0", f"query head {h}", head, rows, "kv-group-table")
+
+
+def _vector_cell(vector, *names):
+    """<td>[a, b, ...]</td> with the first GROUP_NUMBERS_SHOWN numbers to 4 decimals."""
+    text = ", ".join(fixed(x) for x in vector[:GROUP_NUMBERS_SHOWN])
+    return ["td", classes("vector", *names), f"[{text}{', …' if len(vector) > GROUP_NUMBERS_SHOWN else ''}]"]
 
 
 # --- the KV-cache calculator -----------------------------------------------
@@ -51,7 +132,7 @@ def model_select(selected=None):
 
 
 def kv_calculator(kv):
-    """The model picker and the fields (state.KV: shape, sequence length, bytes per number): children."""
+    """The model picker and the fields (state.KV: shape, sequence length, bytes per number, batch): children."""
     return [["label", {"class": "control"}, "model ", model_select(kv.shape.name)],
             ["div", {"id": "kv-fields"}, kv_cache_fields(*kv)]]
 
@@ -62,22 +143,24 @@ KV_FIELDS = (  # (id, label, ModelShape field or None)
     ("kv-kv-heads", "key/value heads", "kv_heads"),
     ("kv-head-width", "head width", "head_width"),
     ("kv-seq-len", "sequence length (tokens)", None),
+    ("kv-batch", "conversations at once (batch)", None),
     ("kv-bytes", "bytes per number", None),
 )
 
 
-def kv_cache_fields(shape, seq_len, bytes_per_value=2):
-    """Labelled inputs for a model shape, the sequence length and bytes per number."""
-    values = {"kv-seq-len": seq_len, "kv-bytes": bytes_per_value}
+def kv_cache_fields(shape, seq_len, bytes_per_value=2, batch=1):
+    """Labelled inputs for a model shape, the sequence length, the batch and bytes per number."""
+    values = {"kv-seq-len": seq_len, "kv-bytes": bytes_per_value, "kv-batch": batch}
     rows = [["label", {"for": fid}, label, " ",
-             ["input", {"id": fid, "type": "text", "inputmode": "numeric", "size": "8",
+             ["input", {"id": fid, "type": "text", "inputmode": "numeric", "size": "8", "autocomplete": "off",
+                        "aria-describedby": "kv-error",
                         "value": number_text(getattr(shape, field) if field else values[fid])}]]
             for fid, label, field in KV_FIELDS]
     return ["div", {"class": "kv-fields"}, *rows]
 
 
 def read_kv_fields(texts):
-    """{field id: text} -> (ModelShape('custom', ...), seq_len, bytes_per_value), checked by mha.parse_*."""
+    """{field id: text} -> (ModelShape('custom', ...), seq_len, bytes_per_value, batch), checked by mha.parse_*."""
     def count(fid, label, high):
         return mha.parse_count(texts.get(fid, ""), label, 1, high)
     shape = mha.ModelShape("custom", count("kv-layers", "layers", 10_000),
@@ -85,42 +168,139 @@ def read_kv_fields(texts):
                            count("kv-kv-heads", "key/value heads", 10_000),
                            count("kv-head-width", "head width", 100_000))
     seq_len = count("kv-seq-len", "sequence length", SEQ_LEN_CAP)
+    batch = count("kv-batch", "batch", BATCH_CAP)
     bytes_per_value = mha.parse_number(texts.get("kv-bytes", ""), "bytes per number")
-    mha.kv_cache_bill(shape.layers, shape.heads, shape.kv_heads, seq_len, shape.head_width, bytes_per_value)
-    return shape, seq_len, bytes_per_value
+    mha.model_bill(shape, seq_len, bytes_per_value, batch)
+    return shape, seq_len, bytes_per_value, batch
 
 
-def kv_cache_readout(shape, seq_len, bytes_per_value=2):
-    """The bill for one model: the formula with its numbers, the cache, the unshared cache, the saving."""
-    bill = _bill(shape, seq_len, bytes_per_value)
-    formula = (f"2 (keys and values) × {shape.layers} layers × {shape.kv_heads} key/value heads × "
-               f"{seq_len} tokens × {shape.head_width} numbers × {bytes_per_value:g} bytes")
-    rows = [body_row("KV cache", [["td", {}, formula, " = ", ["strong", {"data-value": repr(bill.bytes)},
-                                                               mha.format_bytes(bill.bytes)]]]),
-            body_row(f"with one key/value head per query head ({shape.heads})",
-                     [["td", {"data-value": repr(bill.full_bytes)}, mha.format_bytes(bill.full_bytes)]]),
+def context_warning(shape, seq_len):
+    """The sentence for a sequence longer than the model was built for, or ''."""
+    if not mha.beyond_context(shape, seq_len):
+        return ""
+    return (f"{seq_len} tokens is more than the {shape.context} that {shape.name} was built for "
+            f"(max_position_embeddings in its config). The bill below is what such a cache would take, "
+            f"but the model was never trained to read that far.")
+
+
+def kv_cache_readout(shape, seq_len, bytes_per_value=2, batch=1):
+    """The bill for one model: per token, the cache, unshared, the saving, the weights, the total; a warning."""
+    bill = mha.model_bill(shape, seq_len, bytes_per_value, batch)
+    weights = mha.weights_bytes(shape, WEIGHT_BYTES)
+    conversations = f"{batch} conversation" + ("s" if batch != 1 else "")
+    per_token = (f"2 (keys and values) × {shape.layers} layers × {shape.kv_heads} key/value heads × "
+                 f"{shape.head_width} numbers × {bytes_per_value:g} bytes")
+    kept = f"{bill.tokens} tokens"
+    if bill.tokens < seq_len:
+        kept += f" (the last {shape.window} of {seq_len}: a sliding window)"
+    rows = [body_row("per token", [["td", {}, per_token, " = ", _money(bill.per_token, "strong")]]),
+            body_row("KV cache", [["td", {}, f"{mha.format_bytes(bill.per_token)} × {kept} × {conversations} = ",
+                                   _money(bill.bytes, "strong")]]),
+            body_row(f"with one key/value head per query head ({shape.heads})", [_money(bill.full_bytes, "td")]),
             body_row("saved by sharing keys and values",
                      [["td", {"data-value": repr(bill.saving)}, f"{bill.saving:.1%}"]])]
-    return ["table", {"class": "figure-table kv-bill", "aria-label": f"KV cache bill for {shape.name}"},
-            ["caption", {}, f"{shape.name}, {seq_len} tokens"], ["tbody", {}, *rows]]
+    if weights is None:
+        rows.append(body_row("the weights", [["td", {}, "not known for your own shape"]]))
+    else:
+        rows += [body_row(f"the weights: {shape.params / 1e9:.2f} billion parameters × {WEIGHT_BYTES} bytes (bf16)",
+                          [_money(weights, "td")]),
+                 body_row("weights and KV cache together", [_money(weights + bill.bytes, "td")])]
+    source = f" ({shape.source}, config.json)" if shape.source else ""
+    caption = f"{shape.name}{source}: {seq_len} tokens, {conversations}"
+    warning = context_warning(shape, seq_len)
+    return [["p", {"class": "kv-warning", "role": "status"}, *([warning] if warning else [])],
+            ["table", {"class": "figure-table kv-bill", "aria-label": f"KV cache bill for {shape.name}"},
+             ["caption", {}, caption], ["tbody", {}, *rows]]]
 
 
-def kv_cache_table(seq_len, bytes_per_value=2, shapes=mha.MODEL_SHAPES):
-    """<table aria-label='KV cache by model'>: one row per model shape at seq_len tokens."""
-    head = header_row("model", ["layers", "query heads", "kv heads", "head width",
-                                "KV cache", "unshared", "saved"])
-    rows = [_model_row(shape, _bill(shape, seq_len, bytes_per_value)) for shape in shapes]
-    caption = f"one sequence of {seq_len} tokens, {bytes_per_value:g} bytes per number"
+def _money(n, tag, *names):
+    return [tag, {"data-value": repr(n), **classes(*names)}, mha.format_bytes(n)]
+
+
+def kv_cache_table(seq_len, bytes_per_value=2, batch=1, shapes=mha.MODEL_SHAPES):
+    """<table aria-label='KV cache by model'>: one row per model shape at seq_len tokens x batch."""
+    head = header_row("model (config)", ["layers", "query / kv heads", "head width", "context",
+                                         "per token", "KV cache", "saved", "weights (bf16)"])
+    rows = [_model_row(shape, seq_len, bytes_per_value, batch) for shape in shapes]
+    plural = "s" if batch != 1 else ""
+    caption = (f"{seq_len} tokens × {batch} conversation{plural}, {bytes_per_value:g} bytes per number; "
+               f"“beyond context”: longer than the model was built for")
     return table("KV cache by model", caption, head, rows, "kv-models")
 
 
-def _model_row(shape, bill):
-    counts = [["td", {"class": "num"}, str(x)] for x in shape[1:]]
-    money = [["td", {"class": "num", "data-value": repr(x)}, mha.format_bytes(x)] for x in bill[:2]]
-    return body_row(shape.name, [*counts, *money,
-                                 ["td", {"class": "num", "data-value": repr(bill.saving)}, f"{bill.saving:.1%}"]])
+def _model_row(shape, seq_len, bytes_per_value, batch):
+    bill = mha.model_bill(shape, seq_len, bytes_per_value, batch)
+    counts = [["td", {"class": "num"}, str(shape.layers)], ["td", {"class": "num"}, f"{shape.heads} / {shape.kv_heads}"],
+              ["td", {"class": "num"}, str(shape.head_width)]]
+    context = [str(shape.context), *([["small", {"class": "window"}, f" window {shape.window}"]] if shape.window else [])]
+    beyond = mha.beyond_context(shape, seq_len)
+    cache = ["td", {"data-value": repr(bill.bytes), **classes("num", "beyond" if beyond else "")},
+             mha.format_bytes(bill.bytes), *([["span", {"class": "beyond-note"}, " beyond context"]] if beyond else [])]
+    name = ["th", {"scope": "row"}, shape.name, ["small", {"class": "config"}, " " + shape.source]]
+    return ["tr", {}, name, *counts, ["td", {"class": "num"}, *context],
+            ["td", {"class": "num", "data-value": repr(bill.per_token)}, mha.format_bytes(bill.per_token)],
+            cache,
+            ["td", {"class": "num", "data-value": repr(bill.saving)}, f"{bill.saving:.1%}"],
+            _money(mha.weights_bytes(shape, WEIGHT_BYTES), "td", "num")]
 
 
-def _bill(shape, seq_len, bytes_per_value):
-    return mha.kv_cache_bill(shape.layers, shape.heads, shape.kv_heads, seq_len, shape.head_width,
-                             bytes_per_value)
+# --- numbers in section 8's prose (<!--value:KEY-->), all from mha ---------------------
+
+def _prose_bill(name, seq_len, batch=1):
+    return mha.model_bill(model_shape(name), seq_len, 2, batch)
+
+
+def _prose():
+    llama, long, mistral = model_shape(PROSE_MODEL), model_shape(PROSE_LONG_MODEL), model_shape(PROSE_WINDOW_MODEL)
+    short = _prose_bill(PROSE_MODEL, llama.context)
+    longest = _prose_bill(PROSE_LONG_MODEL, long.context)
+    windowed = _prose_bill(PROSE_WINDOW_MODEL, mistral.context)
+    unwindowed = mha.model_bill(mistral._replace(window=None), mistral.context)
+    batched = _prose_bill(PROSE_MODEL, llama.context, PROSE_BATCH)
+    return {
+        "kv-model": lambda: PROSE_MODEL,
+        "kv-model-kv-heads": lambda: str(llama.kv_heads),
+        "kv-model-heads": lambda: str(llama.heads),
+        "kv-per-token": lambda: mha.format_bytes(short.per_token),
+        "kv-context": lambda: str(llama.context),
+        "kv-cache-context": lambda: mha.format_bytes(short.bytes),
+        "kv-cache-unshared": lambda: mha.format_bytes(short.full_bytes),
+        "kv-weights": lambda: mha.format_bytes(mha.weights_bytes(llama, WEIGHT_BYTES)),
+        "kv-weights-gb": lambda: f"{mha.weights_bytes(llama, WEIGHT_BYTES) / 1e9:.0f} GB",
+        "kv-batch": lambda: str(PROSE_BATCH),
+        "kv-cache-batch": lambda: mha.format_bytes(batched.bytes),
+        "kv-long-model": lambda: PROSE_LONG_MODEL,
+        "kv-long-context": lambda: str(long.context),
+        "kv-cache-long": lambda: mha.format_bytes(longest.bytes),
+        "kv-window-model": lambda: PROSE_WINDOW_MODEL,
+        "kv-window": lambda: str(mistral.window),
+        "kv-window-context": lambda: str(mistral.context),
+        "kv-cache-windowed": lambda: mha.format_bytes(windowed.bytes),
+        "kv-cache-unwindowed": lambda: mha.format_bytes(unwindowed.bytes),
+    }
+
+
+# --- the registry: this family's elements ----------------------------------------
+
+def _kv_sharing(state, view, before):
+    """Query heads (the same choice as section 2's), key/value heads, and who shares what."""
+    result = view.result
+    return [count_select("sharing-heads", "query heads in the figure", mha.head_choices(result.width),
+                         len(result.kv_head_of)), " ",
+            kv_heads_picker(len(result.kv_head_of), len(set(result.kv_head_of))), sharing_diagram(result.kv_head_of)]
+
+
+def _kv_models(state, view, before):
+    kv = state["kv"]
+    return [kv_cache_table(kv.seq_len, kv.bytes_per_value, kv.batch)]
+
+
+FIGURES = {  # section 8: sharing keys and values, the KV cache
+    "fig-kv-sharing": Figure(_kv_sharing, ("structure",)),
+    "fig-kv-group": Figure(lambda s, v, b: [group_figure(s, v.result)], ("numbers",)),
+    "fig-kv-cache": Figure(lambda s, v, b: kv_calculator(s["kv"])),
+    "kv-fields": Figure(lambda s, v, b: [kv_cache_fields(*s["kv"])], ("model",), mark=False),
+    "kv-bill": Figure(lambda s, v, b: kv_cache_readout(*s["kv"]), ("model", "kv")),
+    "kv-models": Figure(_kv_models, ("model", "kv")),
+}
+PROSE = _prose()

@@ -16,11 +16,13 @@ import html
 import json
 
 VOID_TAGS = frozenset({"br", "col", "hr", "img", "input", "wbr"})
+SVG_TAGS = frozenset({"svg", "g", "line", "polyline", "path", "rect", "circle", "text", "title", "desc", "tspan"})
 ALLOWED_TAGS = frozenset({
-    "button", "caption", "code", "div", "em", "figcaption", "figure", "h3", "input", "label",
-    "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
+    "button", "caption", "code", "div", "em", "fieldset", "figcaption", "figure", "h3", "input", "label",
+    "legend", "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
     "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul",
-})
+}) | SVG_TAGS  # an <svg> and everything inside it is drawn in the SVG namespace
+CASED_ATTRIBUTES = frozenset({"viewBox", "preserveAspectRatio"})  # SVG's camel-case names, allowed as written
 _ATTRIBUTE_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
@@ -34,7 +36,8 @@ def check(node):
     if tag not in ALLOWED_TAGS:
         raise ValueError(f"tag {tag!r} is not allowed in a figure")
     for name, value in attrs.items():
-        if not name or set(name) - _ATTRIBUTE_OK or name.startswith("on") or name == "style":
+        if not name or (set(name) - _ATTRIBUTE_OK and name not in CASED_ATTRIBUTES) or name.startswith("on") \
+                or name == "style":
             raise ValueError(f"attribute {name!r} is not allowed in a figure")
         if not isinstance(value, (str, int, float, bool)):
             raise ValueError(f"attribute {name!r} has a {type(value).__name__} value")

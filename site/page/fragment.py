@@ -1,10 +1,12 @@
 """The figure's state in the URL fragment, so a reader can share what they built.
 
-    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0
+    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1
 
 t: tokens (';' between tokens, ',' between slots); x: context tokens for
 cross-attention (absent: self-attention); h: heads; kv: key/value heads;
-c: causal 0/1; p: projections id/rand; s: seed; d: distractors.
+c: causal 0/1; p: projections id/rand; s: seed; d: distractors;
+temp: temperature (one of state.TEMPERATURES; 1 is the plain recipe). Every
+key after h is an entry of state.LINKED, which says how it is read and written.
 
 This module is the codec only. decode() trusts nothing: every value goes
 through mha's parsers, and the decoded state ends in state.compute, the gate
@@ -18,7 +20,6 @@ import mha
 from page import state as figure_state
 from page.dom import number_text
 
-PROJECTIONS = {"id": "identity", "rand": "random"}
 MAX_FRAGMENT = 2 * mha.MAX_TOKENS * mha.MAX_WIDTH * 26 + 200  # two full sequences of repr()s
 MAX_ITEM = 40  # characters in one number or setting: longer is not a number we wrote
 ALLOWED = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.,;+-=&")
@@ -26,13 +27,12 @@ PREFIX = "ignored the link's settings: "
 
 
 def encode(state):
-    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0' (no '#'; numbers as their shortest repr)."""
+    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1' (no '#'; numbers as their shortest repr)."""
     parts = [("t", _rows_text(state["tokens"]))]
     if state.get("context") is not None:
         parts.append(("x", _rows_text(state["context"])))
-    short = {name: key for key, name in PROJECTIONS.items()}[state["projections"]]
-    parts += [("h", str(state["heads"])), ("kv", str(state["kv_heads"])), ("c", "1" if state["causal"] else "0"),
-              ("p", short), ("s", str(state["seed"])), ("d", str(state["distractors"]))]
+    parts.append(("h", str(state["heads"])))
+    parts += [(linked.key, linked.write(state[linked.field])) for linked in figure_state.LINKED]
     return "&".join(f"{key}={value}" for key, value in parts)
 
 
@@ -62,9 +62,9 @@ def _decode(text):
         state["context"] = _parse_rows(fields.pop("x"), "context token")
     if "h" in fields:
         state["heads"] = state["kv_heads"] = mha.parse_count(fields.pop("h"), "heads", 1, mha.MAX_WIDTH)
-    for key, label, parse in _SETTINGS:
-        if key in fields:
-            state[label] = parse(fields.pop(key))
+    for linked in figure_state.LINKED:
+        if linked.key in fields:
+            state[linked.field] = linked.parse(fields.pop(linked.key))
     figure_state.compute(state)  # the gate: raises ValueError if the page could not draw it
     return {key: state[key] for key in figure_state.FIGURE_KEYS}
 
@@ -106,20 +106,5 @@ def _parse_rows(text, label):
     return mha.parse_tokens(rows, label)
 
 
-def _choice(label, options):
-    def parse(text):
-        if text not in options:
-            raise ValueError(f"{label} must be one of {', '.join(sorted(options))}, got {text[:MAX_ITEM]!r}")
-        return options[text]
-    return parse
-
-
-_SETTINGS = (  # (key, state field, parser); 'h' first, so 'kv' can default to it
-    ("kv", "kv_heads", lambda text: mha.parse_count(text, "key/value heads", 1, mha.MAX_WIDTH)),
-    ("c", "causal", _choice("causal", {"0": False, "1": True})),
-    ("p", "projections", _choice("projections", PROJECTIONS)),
-    ("s", "seed", figure_state.parse_seed),
-    ("d", "distractors", figure_state.parse_distractors),
-)
-_KNOWN = {"t", "x", "h"} | {key for key, _, _ in _SETTINGS}
+_KNOWN = {"t", "x", "h"} | {linked.key for linked in figure_state.LINKED}
 

@@ -10,15 +10,18 @@ shared link reopens the same figure.
 
 import json
 
-from pyodide.ffi import create_proxy
+from types import SimpleNamespace
+
+from pyodide.ffi import create_proxy, to_js
 from pyscript import document, when, window
 
 import mha
 from cells import glue as cells_glue
-from figures import FIGURES, redrawn_by
+from figures import FIGURES, exercise, pictures, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state
+from training import glue as training_glue
 
 STATE = figure_state.default_state()
 SHOWN = {"view": None, "outputs": None}  # the View on screen now, and the one the outputs show
@@ -114,7 +117,7 @@ def draw_everything(view, mark=True):
     """After a preset, a reset or a shared link: every control and figure from the state."""
     draw_grids(view)
     redraw("controls", view)
-    for error_id in ("seed-error", "distractors-error"):
+    for error_id in ("seed-error", "distractors-error", "temperature-error"):
         say(error_id, "")
     draw_structure(view)
     redraw("numbers", view, SHOWN["view"] if mark else None)
@@ -133,6 +136,7 @@ def commit(error_id, new_state):
         say(error_id, str(error))
         return None
     say(error_id, "")
+    say("exercise-status", "")  # it tells what a section 4 button set: stale after any other change
     STATE.clear()
     STATE.update(new_state)
     window.mhaSetFragment(ENCODE)
@@ -186,11 +190,14 @@ def on_heads(target):
 
 
 def on_kv_heads(target):
-    edit("kv-sharing-error", lambda s: figure_state.changed(s, kv_heads=int(target.value)), redraws=("structure",))
+    view = edit("kv-sharing-error", figure_state.with_kv_heads, int(target.value), redraws=("structure",))
+    if view is not None:
+        draw_figure("fig-options", view)  # sharing switches on random projections: the picker says so
 
 
 def on_projections(target):
-    edit("seed-error", lambda s: figure_state.changed(s, projections=target.value))
+    shared = STATE["kv_heads"] < STATE["heads"]  # identity slices end the sharing: section 8 redraws
+    edit("seed-error", figure_state.with_projections, target.value, redraws=("structure",) if shared else ("numbers",))
 
 
 def on_seed(target):
@@ -201,6 +208,15 @@ def on_seed(target):
         return
     if seed != STATE["seed"] or ERRORS.get("seed-error"):
         edit("seed-error", lambda s: figure_state.changed(s, seed=seed))
+
+
+def on_temperature(target):
+    """The slider moved: every table at the new temperature; its readout and spoken value follow."""
+    stop = lambda s: figure_state.with_temperature(s, figure_state.temperature_stop(target.value))  # noqa: E731
+    view = edit("temperature-error", stop)
+    if view is not None:
+        target.setAttribute("aria-valuetext", pictures.temperature_words(STATE["temperature"]))
+        redraw("temperature", view)
 
 
 def on_causal(target):
@@ -235,12 +251,12 @@ def on_model(target):
 
 def on_kv_field(target):
     try:
-        shape, seq_len, bytes_per_value = read_kv_fields({fid: element(fid).value for fid, _, _ in KV_FIELDS})
+        kv = read_kv_fields({fid: element(fid).value for fid, _, _ in KV_FIELDS})
     except ValueError as error:
         say("kv-error", str(error))
         return
     say("kv-error", "")
-    STATE.update(figure_state.with_kv_fields(STATE, shape, seq_len, bytes_per_value))
+    STATE.update(figure_state.with_kv_fields(STATE, *kv))
     named = STATE["kv"].shape.name
     element("kv-model").value = named if named in figure_state.MODEL_NAMES else "custom"
     redraw("kv", SHOWN["view"])
@@ -252,10 +268,19 @@ def on_add(key, added):
         set_buttons(key)
 
 
-def on_preset(tokens):
-    view = commit("grid-error", figure_state.with_preset(STATE, tokens))
-    if view is not None:
-        draw_everything(view)
+def on_preset(action):
+    """Section 4's buttons. An exercise draws the lesson's tokens, then its edit, so the marks show
+    what the edit moved; the way back marks what it moved back. Then the page says what was set."""
+    if action in exercise.EXERCISES:
+        steps = figure_state.with_exercise(STATE, exercise.EXERCISES[action])
+    else:
+        steps = [figure_state.with_preset(STATE, mha.LESSON_TOKENS)]
+    for i, step in enumerate(steps):
+        view = commit("grid-error", step)
+        if view is None:
+            return
+        draw_everything(view, mark=i == len(steps) - 1)
+    say("exercise-status", exercise.status(action, STATE))
 
 
 def on_reset():
@@ -263,16 +288,18 @@ def on_reset():
     STATE.update({**figure_state.default_state(), "kv": STATE["kv"]})
     say("fragment-notice", "")
     draw_everything(figure_state.compute(STATE))
+    say("exercise-status", exercise.status("reset-all", STATE))
     window.mhaSetFragment(ENCODE)
 
 
 INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads,
           "projections": on_projections, "causal": on_causal, "cross": on_cross, "seed": on_seed,
+          "temperature": on_temperature,
           "distractors": on_distractors, "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: on_add("tokens", False),
            "add-context-token": lambda: on_add("context", True),
            "remove-context-token": lambda: on_add("context", False),
-           "preset-lesson": lambda: on_preset(mha.LESSON_TOKENS), "try-exercise": lambda: on_preset(mha.EXERCISE_TOKENS),
+           **{bid: (lambda bid=bid: on_preset(bid)) for bid in ("preset-lesson", *exercise.EXERCISES)},
            "reset-all": on_reset}
 
 
@@ -358,12 +385,14 @@ def start():
         else:
             if typed != STATE["tokens"]:
                 edit("grid-error", lambda s: figure_state.changed(s, tokens=typed))
-        for element_id in ("fig-options", "fig-cross"):  # not the text fields: a reader may be typing there
+        for element_id in ("fig-options", "fig-temperature", "fig-cross"):  # not the text fields: a reader may be typing there
             draw_figure(element_id, SHOWN["view"])
         draw_structure(SHOWN["view"])
     window.addEventListener("hashchange", create_proxy(lambda event: open_link(str(window.location.hash))))
 
 
 start()
-cells_glue.setup(show=show_tokens, figure=figure_settings)
+BROWSER = SimpleNamespace(document=document, window=window, create_proxy=create_proxy, to_js=to_js)
+cells_glue.setup(BROWSER, show=show_tokens, figure=figure_settings)
+training_glue.setup(BROWSER)
 window.mhaReady()

@@ -9,12 +9,13 @@ transition, and redraws. Nothing here draws, and no math is done here: mha
 computes.
 """
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import mha
+from page.dom import number_text, slot_range
 
-DEFAULT_CONTEXT = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]  # section 6
-DEFAULT_MODEL = "Llama-3-8B"  # the KV-cache calculator's first model (section 7)
+DEFAULT_CONTEXT = mha.LESSON_CONTEXT  # section 6's second sequence
+DEFAULT_MODEL = "Llama-3-8B"  # the KV-cache calculator's first model (section 8)
 DEFAULT_SEQ_LEN = 8192
 DEFAULT_BYTES = 2             # bf16: two bytes per cached number
 MAX_SEED = 2**32 - 1
@@ -22,15 +23,17 @@ MODEL_NAMES = tuple(shape.name for shape in mha.MODEL_SHAPES)
 CUSTOM_MODEL = "your own shape"  # the calculator's name for numbers that match no published model
 MAX_DISTRACTORS = mha.MAX_TOKENS - 2  # the competition: a query, the relevant token, then distractors
 GRIDS = {"tokens": "token", "context": "context token"}  # the editable sequences: state key -> label
-FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors")
+FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors",
+               "temperature")
 
 
 class KV(NamedTuple):
-    """The KV-cache calculator's inputs: a model shape, a sequence length, bytes per number."""
+    """The KV-cache calculator's inputs: a model shape, a sequence length, bytes per number, a batch."""
 
     shape: mha.ModelShape
     seq_len: int = DEFAULT_SEQ_LEN
     bytes_per_value: float = DEFAULT_BYTES
+    batch: int = 1  # sequences (conversations) served at once, each with its own cache
 
 
 def model_shape(name):
@@ -42,7 +45,7 @@ def default_state():
     """The lesson's worked example (section 3) with identity projections; what a fresh page shows."""
     return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
             "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
-            "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL))}
+            "context": None, "distractors": 0, "temperature": 1.0, "kv": KV(model_shape(DEFAULT_MODEL))}
 
 
 # --- the gate ----------------------------------------------------------------------
@@ -64,16 +67,32 @@ class View(NamedTuple):
 
 def compute(state):
     """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate."""
+    check_sharing(state)
     weights = projections(state)
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
-    result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
-    wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head, weights only
+    t = state["temperature"]  # every table, the one wide head too, divides its scores by sqrt(width) * t
+    result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, temperature=t, **weights)
+    wide = mha.multi_head_attention(tokens, 1, causal=causal, temperature=t).weights[0]  # the one wide head
     if state["context"] is None:
         return View(result, wide)
     context = state["context"]
-    cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
-    cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
+    cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, temperature=t, **weights)
+    cross_wide = mha.multi_head_attention(tokens, 1, context=context, temperature=t).weights[0]
     return View(result, wide, cross, cross_wide)
+
+
+def check_sharing(state):
+    """Shared key/value heads need projections: ValueError for identity slices with kv_heads < heads.
+
+    With identity slices, key/value head 0 is query head 0's slots, so query head 1 of
+    the same group would score its own slots against another head's: numbers, no meaning.
+    """
+    heads, kv_heads = state["heads"], state["kv_heads"]
+    if state["projections"] == "random" or kv_heads >= heads or heads % kv_heads:
+        return
+    mine, theirs = (slot_range(*slots) for slots in mha.head_slots(len(state["tokens"][0]), heads)[1::-1])
+    raise ValueError(f"shared key/value heads need random projections: with identity slices, query head 1 "
+                     f"would score its {mine} against keys made of query head 0's {theirs}")
 
 
 class KeptRows:
@@ -191,6 +210,24 @@ def with_preset(state, tokens):
     return changed(with_tokens(state, tokens), heads=mha.LESSON_HEADS, kv_heads=mha.LESSON_HEADS)
 
 
+EXERCISE_PROJECTIONS = ("identity", "random")  # section 4's two exercises
+
+
+def with_exercise(state, projections):
+    """Section 4's exercise as two states: (the lesson's tokens, the same with token 1's time stamp = token 0's).
+
+    Both have 2 plain heads, no causal mask, temperature 1 (the plain recipe), and `projections`:
+    "identity" slices (the first exercise) or "random" projections with the state's own seed
+    (the second). Drawing the first,
+    then the second, marks exactly what the edit moved. The context, distractors and calculator stay.
+    """
+    if projections not in EXERCISE_PROJECTIONS:
+        raise ValueError(f"the exercise uses identity or random projections, not {projections!r}")
+    settings = {"causal": False, "projections": projections, "temperature": default_state()["temperature"]}
+    return (changed(with_preset(state, mha.LESSON_TOKENS), **settings),
+            changed(with_preset(state, mha.EXERCISE_TOKENS), **settings))
+
+
 def with_shown_tokens(state, tokens):
     """A code cell's show(tokens): any list of equal-length number lists, read like typed fields.
 
@@ -211,6 +248,31 @@ def parse_distractors(text):
     return mha.parse_count(text, "distractors", 0, MAX_DISTRACTORS)
 
 
+TEMPERATURES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0)  # the slider's stops
+
+
+def temperature_stop(text):
+    """The temperature at a slider position's text ('0' .. '12' -> TEMPERATURES); ValueError otherwise."""
+    return TEMPERATURES[mha.parse_count(text, "temperature position", 0, len(TEMPERATURES) - 1)]
+
+
+def parse_temperature(text):
+    """A temperature from a link's text: a number that is one of TEMPERATURES, else ValueError."""
+    temperature = mha.parse_number(text, "temperature")
+    if temperature not in TEMPERATURES:
+        stops = ", ".join(f"{t:g}" for t in TEMPERATURES)
+        raise ValueError(f"temperature must be one of {stops}, got {temperature:g}")
+    return temperature
+
+
+def with_temperature(state, temperature):
+    """Scores divided by sqrt(head width) * temperature in every table (1.0: the plain recipe).
+
+    temperature: one of TEMPERATURES (the slider's stops), else ValueError.
+    """
+    return changed(state, temperature=parse_temperature(repr(temperature)))
+
+
 def parse_seed(text):
     """The projection seed from a field's text: a whole number in [0, MAX_SEED]."""
     return mha.parse_count(text, "seed", 0, MAX_SEED)
@@ -221,12 +283,65 @@ def with_model(state, name):
     return changed(state, kv=state["kv"]._replace(shape=model_shape(name)))
 
 
-def with_kv_fields(state, shape, seq_len, bytes_per_value):
-    """The KV calculator's fields as the reader typed them; a shape equal to a model's keeps that name.
+def with_kv_fields(state, shape, seq_len, bytes_per_value, batch=1):
+    """The KV calculator's fields as the reader typed them; counts equal to a model's keep that model.
 
-    The model shown now wins a tie (Llama-3-8B and Mistral-7B share one shape).
+    The model shown now wins a tie (Llama-3-8B, Llama-3.1-8B and Mistral-7B-v0.1 share one shape).
     """
     models = (state["kv"].shape, *mha.MODEL_SHAPES)
-    named = next((m for m in models if m[1:] == shape[1:] and m.name in MODEL_NAMES),
-                 shape._replace(name=CUSTOM_MODEL))
-    return changed(state, kv=KV(named, seq_len, bytes_per_value))
+    named = next((m for m in models if m.counts == shape.counts and m.name in MODEL_NAMES),
+                 mha.ModelShape(CUSTOM_MODEL, *shape.counts))
+    return changed(state, kv=KV(named, seq_len, bytes_per_value, batch))
+
+
+def with_kv_heads(state, kv_heads):
+    """Section 7's key/value heads; sharing them (fewer than the query heads) switches on random projections.
+
+    See check_sharing: identity slices give a shared key/value head no meaning.
+    """
+    shared = kv_heads < state["heads"]
+    return changed(state, kv_heads=kv_heads, projections="random" if shared else state["projections"])
+
+
+def with_projections(state, name):
+    """Identity slices or random projections; identity gives every query head its own key/value head again."""
+    if name == "random":
+        return changed(state, projections=name)
+    return changed(state, projections=name, kv_heads=state["heads"])
+
+
+# --- the settings a shared link carries -------------------------------------------------
+
+class Linked(NamedTuple):
+    """A figure setting in the URL fragment: its key there, its state field, how its text is read and written.
+
+    fragment.py reads and writes every entry of LINKED; tokens (t), context (x) and heads (h) are its own.
+    """
+
+    key: str
+    field: str
+    parse: Callable   # the link's text -> the value, or ValueError with a sentence
+    write: Callable = str
+
+
+LINK_PROJECTIONS = {"id": "identity", "rand": "random"}  # the link's short words for the projections
+
+
+def _choice(label, options):
+    """A parser that accepts only the keys of options (and gives their values)."""
+    def parse(text):
+        if text not in options:
+            raise ValueError(f"{label} must be one of {', '.join(sorted(options))}, got {text[:40]!r}")
+        return options[text]
+    return parse
+
+
+LINKED = (  # in the link's order; 'kv' after 'h', so a link without 'kv' means plain multi-head
+    Linked("kv", "kv_heads", lambda text: mha.parse_count(text, "key/value heads", 1, mha.MAX_WIDTH)),
+    Linked("c", "causal", _choice("causal", {"0": False, "1": True}), lambda on: "1" if on else "0"),
+    Linked("p", "projections", _choice("projections", LINK_PROJECTIONS),
+           {name: short for short, name in LINK_PROJECTIONS.items()}.get),
+    Linked("s", "seed", parse_seed),
+    Linked("d", "distractors", parse_distractors),
+    Linked("temp", "temperature", parse_temperature, number_text),
+)

@@ -51,7 +51,7 @@ def test_failed_runtime_keeps_the_lesson_readable(page, site_url):
     expect(alert).to_have_attribute("role", "alert")
     expect(alert).to_contain_text("The live figures could not start")
     expect(page.locator("#py-status")).to_be_hidden()
-    expect(page.get_by_role("heading", name="3. The worked example: two tokens, width 4, two heads")).to_be_visible()
+    expect(page.get_by_role("heading", name="3. Two tokens you can check with a pencil")).to_be_visible()
     expect_tables(page, WORKED)
     expect(field(page, 0, 0)).not_to_be_editable()  # nothing would answer an edit
 
@@ -134,7 +134,7 @@ def test_browser_without_webassembly_says_so_and_keeps_the_lesson(page, site_url
     page.goto(site_url)
     expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
     expect(page.locator("#py-failed")).to_contain_text("this browser has no WebAssembly")
-    expect(page.get_by_role("heading", name="3. The worked example: two tokens, width 4, two heads")).to_be_visible()
+    expect(page.get_by_role("heading", name="3. Two tokens you can check with a pencil")).to_be_visible()
     expect_tables(page, WORKED)
 
 

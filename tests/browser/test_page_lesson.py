@@ -14,7 +14,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha
-from conftest import EXERCISE, WORKED, expect_tables, field, open_page, wait_ready, weights_table
+from conftest import EXERCISE, WORKED, expect_tables, field, open_page, weights_table
 
 # --- test data ---------------------------------------------------------------
 
@@ -26,22 +26,6 @@ BAD_COUNTS = ["", "abc", "-3", "1e309", "99999999999999"]
 
 
 # --- the shared page ------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def lesson(browser, site_url):
-    page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
-    yield page
-    page.context.close()
-    assert not guard.problems(), guard.problems()
-
-
-@pytest.fixture
-def reader(lesson):
-    """The shared page, back at the lesson's default state."""
-    lesson.locator("#reset-all").click()
-    expect_tables(lesson, WORKED)
-    return lesson
-
 
 # --- helpers ---------------------------------------------------------------------
 
@@ -96,7 +80,7 @@ def test_the_exercise_by_typing_moves_head_1_only(reader):
 
 
 def test_the_exercise_button_marks_what_moved_and_the_way_back(reader):
-    reader.get_by_role("button", name="try it: give token 1 the time stamp of token 0").click()
+    reader.get_by_role("button", name="exercise 1: give token 1 the time stamp of token 0 (identity slices)").click()
     expect_tables(reader, EXERCISE)
     expect(field(reader, 1, 2)).to_have_value("0")
     expect(field(reader, 1, 3)).to_have_value("1")
@@ -113,7 +97,7 @@ def test_the_exercise_button_marks_what_moved_and_the_way_back(reader):
     # the delta is drawn after the number by CSS (not colour alone): visible text, not part of the value
     after = moved.first.evaluate("c => getComputedStyle(c, '::after').content")
     assert "-0.1698" in after
-    reader.get_by_role("button", name="the lesson's example").click()
+    reader.get_by_role("button", name="back to the lesson's tokens").click()
     expect_tables(reader, WORKED)
     expect(reader).to_have_url(re.compile(r"#t=1,0,0,1;0\.9,0\.1,1,0&h=2&kv=2"))
 
@@ -225,8 +209,9 @@ def test_key_value_heads_show_who_shares(reader):
     expect(reader.locator(".kv-group")).to_have_text(["key/value head 0: query head 0, query head 1",
                                                       "key/value head 1: query head 2, query head 3"])
     expect(reader.locator(".kv-sharing figcaption")).to_contain_text("grouped-query")
+    expect(reader.locator("#projections")).to_have_value("random")  # sharing needs projections (section 8)
     tokens = [row + [0.0] * 4 for row in mha.LESSON_TOKENS]
-    result, _ = lesson_weights(tokens, 4, kv_heads=2)
+    result, _ = lesson_weights(tokens, 4, kv_heads=2, **mha.random_projections(8, 4, kv_heads=2, seed=0))
     for h in range(4):
         expect_weights(reader, f"head {h} weights", result.weights[h])
     expect(weights_table(reader, "head 3 weights").locator("caption")).to_contain_text("key/value head 1")
@@ -267,8 +252,10 @@ def test_kv_cache_calculator_presets_custom_and_bad_input(reader):
 def test_distractors_drain_the_relevant_token(reader):
     table = reader.get_by_role("table", name="weight on the relevant token", exact=True)
     reader.locator("#distractors").fill("5")
-    # worked with numpy: token 0's weight on token 1, alone and among 5 near misses
-    alone, now = ["0.6698", "0.5000", "0.6225"], ["0.4185", "0.2619", "0.4380"]
+    # the last token's weight on token 0, alone and among 5 distractors (closed forms in
+    # tests/unit/test_competition.py): e^(8/sqrt2) / (e^(8/sqrt2) + e^(4/sqrt2) + k), 1 / (k + 2),
+    # e^6 / (e^6 + e^4 + k e^2)
+    alone, now = ["0.9442", "0.5000", "0.8808"], ["0.9289", "0.1429", "0.8151"]
     expect(table.locator("tbody tr")).to_have_count(3)
     for row, (a, b) in enumerate(zip(alone, now)):
         expect(table.locator("tbody tr").nth(row).locator("td")).to_have_text([a, b])

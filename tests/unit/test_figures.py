@@ -4,14 +4,12 @@ References: the hand-worked numbers of tests/conftest.py (the worked example, th
 as literals; data-value is compared with what mha computes.
 """
 
-import math
-
 import pytest
 
-from figures import competition, kv
+from figures import kv
 from figures import heads as lf
 import mha
-from page.state import MAX_DISTRACTORS, parse_distractors
+from trees import class_list, find, nodes, text
 
 # --- test data ---------------------------------------------------------------
 
@@ -35,36 +33,10 @@ def compute(tokens, heads=2, **options):
     return result, wide
 
 
-# --- a tiny tree walker (independent of dom.py) --------------------------------
-
-def nodes(tree):
-    """Every element node of a tree, depth first."""
-    if isinstance(tree, list):
-        yield tree
-        for child in tree[2:]:
-            yield from nodes(child)
-
-
-def find(tree, tag, **attrs):
-    """Nodes with this tag whose attributes include attrs (underscores as dashes)."""
-    want = {k.replace("_", "-"): v for k, v in attrs.items()}
-    return [n for n in nodes(tree) if n[0] == tag and all(n[1].get(k) == v for k, v in want.items())]
-
-
-def text(tree):
-    """The text content of a node, as the browser's textContent would read it."""
-    if isinstance(tree, str):
-        return tree
-    return "".join(text(child) for child in tree[2:])
-
-
-def class_list(node):
-    return node[1].get("class", "").split()
-
-
 # The tags the figures use: the page's drawer must allow these (controls: button, select, option).
 TAGS = {"button", "caption", "div", "figcaption", "figure", "input", "label", "option", "p", "select",
-        "span", "strong", "table", "tbody", "td", "th", "thead", "tr"}
+        "small", "span", "strong", "table", "tbody", "td", "th", "thead", "tr",
+        "svg", "g", "line", "text"}  # the attention pictures beside the head tables (figures/pictures.py)
 
 
 def check_tree(tree):
@@ -233,127 +205,18 @@ def test_patches_carry_exactly_what_the_trees_draw():
         assert marked == patch["marked"]
 
 
-# --- grouped-query sharing and the KV cache ----------------------------------------
-
-def test_sharing_diagram_groups_query_heads_by_kv_head():
-    result = mha.multi_head_attention([[0.0] * 8], 4, kv_heads=2)
-    diagram = kv.sharing_diagram(result.kv_head_of)
-    check_tree(diagram)
-    groups = find(diagram, "p", **{"class": "kv-group"})
-    assert [text(g) for g in groups] == ["key/value head 0: query head 0, query head 1",
-                                         "key/value head 1: query head 2, query head 3"]
-    assert text(find(diagram, "figcaption")[0]).startswith("grouped-query")
-
-
-@pytest.mark.parametrize("kv_head_of, name", [([0, 1], "plain multi-head"), ([0, 0, 0], "multi-query")])
-def test_sharing_diagram_names_the_variant(kv_head_of, name):
-    assert text(find(kv.sharing_diagram(kv_head_of), "figcaption")[0]).startswith(name)
-
-
-def test_kv_heads_picker_offers_the_divisors_of_the_heads():
-    assert [text(o) for o in find(kv.kv_heads_picker(8, 2), "option")] == ["1", "2", "4", "8"]
-
-
-def test_kv_cache_readout_for_llama_3_8b():
-    """2 x 32 layers x 8 kv heads x 8192 tokens x 128 x 2 bytes = 2**30 bytes = 1.00 GiB; 4 x that unshared."""
-    (shape,) = [s for s in mha.MODEL_SHAPES if s.name == "Llama-3-8B"]
-    readout = kv.kv_cache_readout(shape, 8192)
-    check_tree(readout)
-    values = [n for n in nodes(readout) if "data-value" in n[1]]
-    assert [float(n[1]["data-value"]) for n in values] == [2**30, 2**32, 0.75]
-    assert [text(n) for n in values] == ["1.00 GiB", "4.00 GiB", "75.0%"]
-
-
-def test_kv_cache_table_has_one_row_per_model():
-    tree = kv.kv_cache_table(4096)
-    rows = find(find(tree, "tbody")[0], "tr")
-    assert [text(find(r, "th")[0]) for r in rows] == [s.name for s in mha.MODEL_SHAPES]
-    llama_70b = rows[1]
-    assert text(find(llama_70b, "td")[4]) == "1.25 GiB"  # 2 x 80 x 8 x 4096 x 128 x 2 bytes
-
-
-def test_model_select_lists_the_presets_and_a_custom_shape():
-    options = find(kv.model_select("Mistral-7B"), "option")
-    assert [o[1]["value"] for o in options] == [s.name for s in mha.MODEL_SHAPES] + ["custom"]
-    assert [text(o) for o in options if "selected" in o[1]] == ["Mistral-7B"]
-
-
-def test_kv_fields_round_trip_through_read_kv_fields():
-    shape = mha.MODEL_SHAPES[1]
-    fields = {n[1]["id"]: n[1]["value"] for n in find(kv.kv_cache_fields(shape, 4096), "input")}
-    assert kv.read_kv_fields(fields) == (shape._replace(name="custom"), 4096, 2.0)
-
-
-@pytest.mark.parametrize("field, value, message", [
-    ("kv-kv-heads", "3", "not divisible"), ("kv-layers", "0", "between"), ("kv-bytes", "nan", "finite"),
-    ("kv-seq-len", "<script>", "whole number"),
-])
-def test_read_kv_fields_rejects_bad_input(field, value, message):
-    fields = {n[1]["id"]: n[1]["value"] for n in find(kv.kv_cache_fields(mha.MODEL_SHAPES[0], 10), "input")}
-    with pytest.raises(ValueError, match=message):
-        kv.read_kv_fields({**fields, field: value})
-
-
-# --- softmax competition (section 8) -------------------------------------------------
-
-def reference_relevant_weight(tokens, start, stop):
-    """Row 0's softmax weight on key 1 over slots [start, stop), by numpy."""
-    np = pytest.importorskip("numpy")
-    x = np.array(tokens)[:, start:stop]
-    scores = x @ x[0] / math.sqrt(stop - start)
-    weights = np.exp(scores - scores.max())
-    return (weights / weights.sum())[1]
-
-
-@pytest.mark.parametrize("k", [0, 1, 5, MAX_DISTRACTORS])
-def test_relevant_weights_match_a_numpy_reference(k):
-    tokens = competition.competition_tokens(k)
-    expected = [reference_relevant_weight(tokens, 0, 2), reference_relevant_weight(tokens, 2, 4),
-                reference_relevant_weight(tokens, 0, 4)]
-    assert competition.relevant_weights(k) == pytest.approx(expected, abs=1e-12)
-
-
-def test_the_relevant_weight_falls_in_every_head_as_distractors_grow():
-    curve = [competition.relevant_weights(k) for k in range(MAX_DISTRACTORS + 1)]
-    for head in range(3):
-        column = [row[head] for row in curve]
-        assert all(a > b for a, b in zip(column, column[1:])), head
-        assert column[0] - column[-1] > 0.4
-
-
-def test_competition_figure_prints_alone_and_now():
-    tree = competition.competition_figure(4)
-    check_tree(tree)
-    rows = find(find(tree, "tbody")[0], "tr")
-    assert [text(find(r, "th")[0]) for r in rows] == ["head 0", "head 1", "one head"]
-    values = [[float(td[1]["data-value"]) for td in find(r, "td")] for r in rows]
-    # worked with numpy: token 0's softmax over [Q, R, 4 near misses], slots 0-1, 2-3 and all 4
-    assert [list(col) for col in zip(*values)] == [pytest.approx([0.6698, 0.5, 0.6225], abs=5e-5),
-                                                   pytest.approx([0.4406, 0.3007, 0.4656], abs=5e-5)]
-    assert all(find(td, "span", aria_hidden="true") for r in rows for td in find(r, "td"))
-
-
-def test_distractor_input_reads_back_through_parse_distractors():
-    (field,) = find(competition.distractor_input(7), "input", id="distractors")
-    assert parse_distractors(field[1]["value"]) == 7 and field[1]["type"] == "text"
-
-
-@pytest.mark.parametrize("bad", ["-1", "31", "many", "1e309", ""])
-def test_distractor_count_is_checked(bad):
-    with pytest.raises(ValueError, match="distractors"):
-        parse_distractors(bad)
+# (grouped-query sharing and the KV cache: tests/unit/test_kv_cache.py)
 
 
 # --- every builder ---------------------------------------------------------------
 
 @pytest.mark.parametrize("build", [
-    lambda: lf.token_grid(mha.LESSON_TOKENS, 2), lambda: lf.token_buttons(3), lf.preset_buttons,
+    lambda: lf.token_grid(mha.LESSON_TOKENS, 2), lambda: lf.token_buttons(3),
     lambda: lf.heads_picker(4, 2), lambda: kv.kv_heads_picker(4, 2),
     lambda: lf.slot_legend(compute(mha.LESSON_TOKENS)[0]), lambda: lf.output_tables(compute(mha.LESSON_TOKENS)[0]),
     lambda: lf.head_tables(*compute(mha.LESSON_TOKENS)), lambda: kv.sharing_diagram([0, 0, 1, 1]),
     lambda: kv.model_select(), lambda: kv.kv_cache_fields(mha.MODEL_SHAPES[0], 4096),
-    lambda: kv.kv_cache_readout(mha.MODEL_SHAPES[4], 4096), lambda: kv.kv_cache_table(4096),
-    lambda: competition.competition_figure(3), lambda: competition.competition_curve(), lambda: competition.distractor_input(4),
+    lambda: ["div", {}, *kv.kv_cache_readout(mha.MODEL_SHAPES[4], 4096)], lambda: kv.kv_cache_table(4096),
 ], ids=lambda b: getattr(b, "__name__", "builder"))
 def test_every_builder_returns_a_well_formed_tree(build):
     check_tree(build())

@@ -15,7 +15,7 @@ def figure_settings():
 
 # --- test data ---------------------------------------------------------------
 
-LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0"
+LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1"
 
 HOSTILE = [  # (fragment, words the message must contain)
     ("#<script>alert(1)</script>", "characters"),
@@ -27,6 +27,7 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#h=0", "between 1 and 64"),
     ("#h=3", "not divisible by 3 heads"),
     ("#h=2&kv=3", "not divisible by 3 key/value heads"),
+    ("#h=2&kv=1&p=id", "shared key/value heads need random projections"),
     ("#t=nan,1", "not a finite number"),
     ("#t=1e309,1", "not a finite number"),
     ("#t=inf,1", "not a finite number"),
@@ -44,6 +45,11 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#p=evil", "projections must be one of"),
     ("#s=-1", "between 0 and"),
     ("#d=31", "distractors must be between 0 and 30"),
+    ("#temp=0", "temperature must be one of 0.05, 0.1"),       # a stop of the slider, not any number
+    ("#temp=0.4", "got 0.4"),
+    ("#temp=-1", "temperature must be one of"),
+    ("#temp=1e309", "not a finite number"),
+    ("#temp=hot", "not a number"),
     ("#zz=1", "not a setting"),
     ("#h", "has no value"),
     ("#h=2&h=2", "appears twice"),
@@ -62,9 +68,11 @@ def states(draw):
     kv_heads = draw(st.sampled_from([k for k in (1, 2, 4) if heads % k == 0]))
     rows = lambda: st.lists(st.lists(numbers, min_size=width, max_size=width), min_size=1, max_size=4)  # noqa: E731
     return {"tokens": draw(rows()), "heads": heads, "kv_heads": kv_heads, "causal": draw(st.booleans()),
-            "projections": draw(st.sampled_from(["identity", "random"])),
+            # shared key/value heads need random projections (state.check_sharing)
+            "projections": "random" if kv_heads < heads else draw(st.sampled_from(["identity", "random"])),
             "seed": draw(st.integers(0, figure_state.MAX_SEED)), "context": draw(st.none() | rows()),
-            "distractors": draw(st.integers(0, 30))}
+            "distractors": draw(st.integers(0, 30)),
+            "temperature": draw(st.sampled_from(figure_state.TEMPERATURES))}
 
 
 # --- tests ------------------------------------------------------------------------
@@ -88,6 +96,14 @@ def test_cross_attention_context_round_trips():
     text = fragment.encode(state)
     assert "x=0.5,0.5,0.5,0.5" in text and "p=rand" in text
     assert fragment.decode(text) == state
+
+
+def test_a_temperature_round_trips_and_an_old_link_without_one_is_plain():
+    """temp=0.1 comes back as 0.1; a link written before the slider existed has temperature 1."""
+    sharp = {**figure_settings(), "temperature": 0.1}
+    assert "&temp=0.1" in fragment.encode(sharp)
+    assert fragment.decode(fragment.encode(sharp)) == sharp
+    assert fragment.decode("#t=1,0,0,1;0.9,0.1,1,0&h=2")["temperature"] == 1.0
 
 
 def test_percent_encoded_numbers_are_read():

@@ -24,10 +24,14 @@ from page import dom
 RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
            "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
            f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
-PAGE = ["index.html", "boot.js", "style.css", "cells.css", "page/main.py", "cells/worker.mjs", "pyscript.json",
+PAGE = ["index.html", "boot.js", "style.css", "cells.css", "page/main.py", "worker.mjs", "pyscript.json",
         ".nojekyll"]
 NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__"]
 URL_ATTRIBUTE = re.compile(r'\b(?:src|href|config)="([^"]*)"')
+# The cells' editor (CodeMirror 6, minified by esbuild) is about 357 kB, 120 kB gzipped: the page may
+# transfer at most 1.1 x bare Pyodide (13.5 MB), and was at about 13.6 MB before the editor.
+EDITOR_MAX_BYTES = 400_000
+IMPORT_STATEMENT = re.compile(rb'(?:^|[;}\s])import\s*(?:["{*]|[\w$]+\s+from)|\bfrom\s*"@?[\w/.-]+"')
 
 
 def _wheel_name():
@@ -101,6 +105,27 @@ def test_the_site_modules_archive_holds_every_module_and_nothing_else(built_site
     expected -= {build.ENTRY} | {n for n in expected if n.startswith(build.CELL_SOURCES + "/")}
     assert names == expected and {"page/state.py", "figures/__init__.py", "cells/worker.py"} <= names
     assert [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.py")] == [build.ENTRY]
+
+
+def test_the_cells_editor_is_one_minified_bundle(built_site, tmp_path):
+    """cells/editor.js: CodeMirror and editor.mjs in one module (no import left), minified, no source map,
+    under its byte budget, the same bytes on every build; the unbundled editor.mjs is not shipped."""
+    source, bundle = build.EDITOR
+    data = (built_site / bundle).read_bytes()
+    assert not (built_site / source).exists()
+    assert len(data) <= EDITOR_MAX_BYTES, len(data)
+    assert len(data) / (data.count(b"\n") + 1) > 2000  # minified (its few newlines are inside template strings)
+    assert b"sourceMappingURL" not in data and not list(built_site.rglob("cells/*.map"))
+    assert not IMPORT_STATEMENT.search(data), IMPORT_STATEMENT.search(data)
+    for needed in (b"cm-editor", b"tok-keyword", b"adoptedStyleSheets", b"data-cell-code"):
+        assert needed in data, needed
+    build._bundle_editor(tmp_path)
+    assert (tmp_path / bundle).read_bytes() == data
+
+
+def test_the_page_loads_the_editor_as_a_module_script(built_site):
+    page = (built_site / "index.html").read_text()
+    assert f'<script type="module" src="./{build.EDITOR[1]}"></script>' in page
 
 
 def test_lock_carries_the_shipped_micropip_hash(built_site):

@@ -1,4 +1,4 @@
-"""site/index.html as a document: the eight sections, the cell contract, unique ids and names. No browser."""
+"""site/index.html as a document: the nine sections, the cell contract, unique ids and names. No browser."""
 
 import re
 from html.parser import HTMLParser
@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+import build
+
 SITE = Path(__file__).resolve().parents[2] / "site"
-PAGE = (SITE / "index.html").read_text()
+PAGE = build.page_source()  # index.html with its sections, before rendering
 MAIN = PAGE[PAGE.index("<main>"):PAGE.index("</main>")]
 CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
 # The worked example and the exercise (derived by hand in tests/conftest.py), as the prose prints them.
@@ -36,8 +38,9 @@ def test_each_cell_is_placed_once_exactly_as_the_cells_expect(name):
     assert PAGE.count(f'data-cell="{name}"') == 1
 
 
-def test_eight_sections_with_the_lesson_numbers_and_the_privacy_sentence():
-    assert len(re.findall(r"<section ", MAIN)) == len(re.findall(r"<h2 ", MAIN)) == 8
+def test_nine_numbered_sections_in_order_with_the_lesson_numbers_and_the_privacy_sentence():
+    assert len(re.findall(r"<section ", MAIN)) == len(re.findall(r"<h2 ", MAIN)) == 9
+    assert re.findall(r"<h2 [^>]*>(\d+)\. ", MAIN) == [str(n) for n in range(1, 10)]
     for number in NUMBERS:
         assert number in MAIN, number
     assert "nothing you type or run is" in MAIN.lower()

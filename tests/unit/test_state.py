@@ -28,7 +28,8 @@ def test_the_default_state_is_the_worked_example():
     assert fresh["tokens"] == LESSON and fresh["heads"] == fresh["kv_heads"] == 2
     assert (fresh["causal"], fresh["projections"], fresh["seed"], fresh["context"], fresh["distractors"]) == \
         (False, "identity", 0, None, 0)
-    assert fresh["kv"] == s.KV(mha.ModelShape("Llama-3-8B", 32, 32, 8, 128), 8192, 2)
+    assert fresh["kv"] == s.KV(s.model_shape("Llama-3-8B"), 8192, 2, 1)
+    assert fresh["kv"].shape.counts == (32, 32, 8, 128)
 
 
 def test_the_gate_computes_head_one_of_the_worked_example():
@@ -127,6 +128,25 @@ def test_a_preset_restores_the_lessons_tokens_and_two_plain_heads_but_keeps_opti
     assert (back["causal"], back["seed"]) == (True, 5)
 
 
+@pytest.mark.parametrize("projections", ["identity", "random"])
+def test_an_exercise_is_the_lessons_tokens_then_the_edit_with_its_projections_and_no_mask(projections):
+    moved = s.changed(s.with_heads(s.with_width(s.default_state(), 8), 8), kv_heads=2, causal=True, seed=5,
+                      projections="random" if projections == "identity" else "identity", distractors=4,
+                      temperature=s.TEMPERATURES[0])
+    start, edited = s.with_exercise(moved, projections)
+    assert (start["tokens"], edited["tokens"]) == (LESSON, EXERCISE)
+    for new in (start, edited):
+        assert (new["heads"], new["kv_heads"], new["causal"], new["projections"], new["temperature"]) == \
+            (2, 2, False, projections, 1.0)
+        assert (new["seed"], new["distractors"], new["kv"]) == (5, 4, moved["kv"])  # the seed and the rest stay
+    assert moved["projections"] != projections and moved["tokens"][0] == LESSON[0] + [0.0] * 4  # moved is untouched
+
+
+def test_an_exercise_refuses_projections_it_does_not_know():
+    with pytest.raises(ValueError, match="identity or random projections, not 'learned'"):
+        s.with_exercise(s.default_state(), "learned")
+
+
 def test_a_link_replaces_the_figure_settings_but_not_the_calculator():
     custom = s.with_kv_fields(s.default_state(), mha.ModelShape("custom", 2, 4, 2, 8), 100, 1)
     fields = {key: s.default_state()[key] for key in s.FIGURE_KEYS} | {"seed": 9}
@@ -149,15 +169,78 @@ def test_counts_out_of_range_are_refused_with_a_sentence(parse, text, words):
 
 
 def test_the_calculator_keeps_the_shown_models_name_when_shapes_tie():
-    """Llama-3-8B and Mistral-7B share (32, 32, 8, 128): editing Mistral's sequence length keeps 'Mistral-7B'."""
-    mistral = s.with_model(s.default_state(), "Mistral-7B")
-    edited = s.with_kv_fields(mistral, mistral["kv"].shape._replace(name="custom"), 4096, 2)
-    assert edited["kv"] == s.KV(s.model_shape("Mistral-7B"), 4096, 2)
+    """Llama-3-8B and Mistral-7B-v0.1 share (32, 32, 8, 128): editing Mistral's sequence length keeps Mistral
+    (and its sliding window, which the reader's fields do not hold)."""
+    mistral = s.with_model(s.default_state(), "Mistral-7B-v0.1")
+    typed = mha.ModelShape("custom", *mistral["kv"].shape.counts)
+    edited = s.with_kv_fields(mistral, typed, 4096, 2, 3)
+    assert edited["kv"] == s.KV(s.model_shape("Mistral-7B-v0.1"), 4096, 2, 3)
+    assert edited["kv"].shape.window == 4096
 
 
 def test_numbers_that_match_no_model_are_your_own_shape():
     edited = s.with_kv_fields(s.default_state(), mha.ModelShape("custom", 3, 4, 2, 8), 10, 1)
     assert edited["kv"].shape == mha.ModelShape("your own shape", 3, 4, 2, 8)
+
+
+# --- sharing keys and values needs projections (section 7) ---------------------------
+
+def test_the_gate_refuses_shared_key_value_heads_over_identity_slices():
+    """Multi-query with identity slices: query head 1 (slots 2-3) would score against head 0's slots 0-1."""
+    with pytest.raises(ValueError, match="query head 1 would score its slots 2-3 against keys made of "
+                                         "query head 0's slots 0-1"):
+        s.compute(state(kv_heads=1))
+    assert s.compute(state(kv_heads=1, projections="random")).result.kv_head_of == [0, 0]
+
+
+def test_choosing_fewer_key_value_heads_switches_on_random_projections():
+    shared = s.with_kv_heads(s.default_state(), 1)
+    assert (shared["kv_heads"], shared["projections"]) == (1, "random")
+    plain = s.with_kv_heads(s.changed(s.default_state(), projections="identity"), 2)
+    assert (plain["kv_heads"], plain["projections"]) == (2, "identity")
+
+
+def test_identity_slices_give_every_query_head_its_own_key_value_head_again():
+    shared = s.with_kv_heads(s.with_heads(s.with_width(s.default_state(), 8), 4), 2)
+    back = s.with_projections(shared, "identity")
+    assert (back["heads"], back["kv_heads"], back["projections"]) == (4, 4, "identity")
+    assert s.with_projections(shared, "random") == shared
+    s.compute(back)  # the gate accepts both
+    s.compute(shared)
+
+
+# --- the temperature slider ------------------------------------------------------------
+
+def test_temperature_sharpens_every_table_through_the_gate_and_the_default_is_plain():
+    """Head 1's gap is 1/sqrt(2) = 0.70711; at T = 0.1 it is 7.0711: 1 / (1 + e^-7.0711) = 0.99915.
+    The wide head's row 0 gap 1.1/2 = 0.55 becomes 5.5: 1 / (1 + e^-5.5) = 0.99593."""
+    assert s.default_state()["temperature"] == 1.0
+    sharp = s.with_temperature(s.default_state(), 0.1)
+    assert sharp["temperature"] == 0.1 and s.default_state()["temperature"] == 1.0
+    view = s.compute(sharp)
+    assert round(view.result.weights[1][0][0], 5) == 0.99915
+    assert round(view.wide[0][0], 5) == 0.99593
+    cross = s.compute(s.with_cross(sharp, True))
+    assert cross.cross.weights == mha.multi_head_attention(LESSON, 2, context=s.DEFAULT_CONTEXT,
+                                                           temperature=0.1).weights
+
+
+def test_temperature_stops_and_refusals():
+    assert s.TEMPERATURES[0] < 1.0 < s.TEMPERATURES[-1] and 1.0 in s.TEMPERATURES
+    assert [s.temperature_stop(str(i)) for i in range(len(s.TEMPERATURES))] == list(s.TEMPERATURES)
+    for text, words in (("13", "between 0 and 12"), ("-1", "between 0 and 12"), ("x", "not a whole number")):
+        with pytest.raises(ValueError, match=words):
+            s.temperature_stop(text)
+    for bad in (0.4, 0.0, -1.0, True, "0.5"):
+        with pytest.raises(ValueError, match="temperature"):
+            s.with_temperature(s.default_state(), bad)
+
+
+def test_a_preset_keeps_the_temperature_and_a_link_brings_its_own():
+    sharp = s.with_temperature(s.default_state(), 0.2)
+    assert s.with_preset(sharp, EXERCISE)["temperature"] == 0.2
+    fields = {key: s.default_state()[key] for key in s.FIGURE_KEYS} | {"temperature": 5.0}
+    assert s.with_link(sharp, fields)["temperature"] == 5.0
 
 
 # --- the row cache -------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""Section 4 as a figure: the exercise's buttons, and what each one set, in words.
+
+Two exercises make the same edit (token 1's time stamp, slots 2-3, set to token 0's):
+the first with identity slices, where only head 1 reads those slots; the second with
+random projections (the state's seed), where every head reads every slot. page/main.py
+draws the lesson's tokens and then the edited ones (state.with_exercise), so the head
+tables and the moved summary (figures/heads.py) mark what the edit moved. The numbers
+the prose prints come from mha through state.compute.
+"""
+
+from figures.registry import Figure
+from page import state as figure_state
+from page.dom import fixed
+
+PRESETS = (  # (id = data-action, button text): section 4's buttons
+    ("try-exercise", "exercise 1: give token 1 the time stamp of token 0 (identity slices)"),
+    ("try-exercise-random", "exercise 2: the same edit with random projections"),
+    ("preset-lesson", "back to the lesson's tokens"),
+    ("reset-all", "reset everything"),
+)
+EXERCISES = {"try-exercise": "identity", "try-exercise-random": "random"}  # button id -> projections
+
+
+def preset_buttons():
+    """The two exercises, the way back to the lesson's tokens, and a full reset."""
+    return ["div", {"class": "buttons exercise-buttons"},
+            *[["button", {"type": "button", "id": bid, "data-action": bid}, text] for bid, text in PRESETS]]
+
+
+def _projections(state):
+    if state["projections"] == "random":
+        return f"random projections (seed {state['seed']})"
+    return "identity slices"
+
+
+def status(action, state):
+    """What a section 4 button just set, in one sentence; `state` is the state it left."""
+    if action == "try-exercise":
+        return ("Set identity slices, 2 heads with their own keys and values, no causal mask and temperature 1; "
+                "drew the lesson's tokens, then changed token 1's slots 2-3 to token 0's [0, 1].")
+    if action == "try-exercise-random":
+        return (f"Set {_projections(state)}, 2 heads with their own keys and values, no causal mask and "
+                "temperature 1; drew the lesson's tokens, then made the same change to token 1's slots 2-3.")
+    if action == "preset-lesson":
+        mask = "on" if state["causal"] else "off"
+        return (f"Put the lesson's two tokens back with 2 heads; kept {_projections(state)} and the causal mask "
+                f"({mask}).")
+    if action == "reset-all":
+        return ("Reset sections 2 to 9 to the worked example: identity slices, seed 0, no mask, temperature 1, "
+                "no cross-attention, no distractors (the KV calculator keeps its numbers).")
+    raise ValueError(f"no section 4 button called {action!r}")
+
+
+# --- numbers the prose prints: the second exercise at seed 0 --------------------------
+
+def _row(weights):
+    return "[" + ", ".join(fixed(w) for w in weights) + "]"
+
+
+def _random_rows(head):
+    """[head's row 0 before the edit, after it], random projections with seed 0, from mha."""
+    start, edited = figure_state.with_exercise(figure_state.default_state(), "random")
+    return [_row(figure_state.compute(s).result.weights[head][0]) for s in (start, edited)]
+
+
+PROSE = {f"exercise-random-head-{h}-{when}": (lambda h=h, i=i: _random_rows(h)[i])
+         for h in (0, 1) for i, when in enumerate(("before", "after"))}
+
+# --- the registry: this family's elements ----------------------------------------
+
+FIGURES = {  # section 4: the exercises
+    "fig-presets": Figure(lambda s, v, b: [preset_buttons()]),
+}

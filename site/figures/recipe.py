@@ -1,0 +1,314 @@
+"""Sections 1 and 2 as figures: why one head blurs, and what the recipe does to the shapes and the cost.
+
+- fig-blend (section 1, static): the lesson's three tokens (mha.BLEND_TOKENS), read by the last
+  one under a causal mask. For each head and for the one wide head, the value vectors it mixes,
+  the weight it gives each, and the output: a weighted average of those values.
+- fig-recipe-flow (section 2, live): the data flow n x d -> h x (n x d/h) -> attend -> n x d -> W_O,
+  an SVG whose labels follow the reader's tokens, width, heads and key/value heads.
+- fig-recipe-costs (section 2, live): parameters and multiply-adds from mha.attention_costs for
+  the reader's heads, one head of the same width, and one layer of mha.COST_MODEL.
+
+Every number comes from mha; this module only arranges them.
+"""
+
+import mha
+from figures.registry import Figure
+from page.dom import band_class, body_row, classes, fixed, header_row, number_cell, number_text, weight_class
+
+# --- section 1: one head blends what it finds ----------------------------------------------
+
+QUERY = len(mha.BLEND_TOKENS) - 1  # the last token asks; the causal mask lets it see every token
+
+
+def blend_results():
+    """(two-head result, one-wide-head result) of mha.BLEND_TOKENS, causal: what fig-blend shows."""
+    tokens = mha.BLEND_TOKENS
+    return (mha.multi_head_attention(tokens, mha.BLEND_HEADS, causal=True),
+            mha.multi_head_attention(tokens, 1, causal=True))
+
+
+def _token_name(t):
+    return f"token {t} (query)" if t == QUERY else f"token {t}"
+
+
+def _vector(xs, print_one=number_text):
+    return "[" + ", ".join(print_one(x) for x in xs) + "]"
+
+
+def blend_table(label, caption, weights, values, output, slots):
+    """One head's mix: a row per token (its weight, then its value in the head's slots), then the output row."""
+    head = header_row("token", ["weight", *[f"slot {s}" for s in slots]])
+    rows = [body_row(_token_name(t), [number_cell(w, weight_class(w)),
+                                      *[["td", {"class": "num", "data-value": repr(x)}, number_text(x)] for x in v]])
+            for t, (w, v) in enumerate(zip(weights, values))]
+    out = ["tr", {"class": "blend-output"}, ["th", {"scope": "row"}, "output"],
+           ["td", {}, ""], *[number_cell(x) for x in output]]
+    return ["table", {"aria-label": label, "class": "figure-table blend"}, ["caption", {}, caption],
+            ["thead", {}, head], ["tbody", {}, *rows, out]]
+
+
+def blend_figure():
+    """fig-blend: head 0, head 1 and the one wide head, each as the values it mixes and its output."""
+    result, wide = blend_results()
+    views = []
+    for h, (start, stop) in enumerate(result.head_slots):
+        weights = result.weights[h][QUERY]
+        caption = f"head {h}, slots {start}-{stop - 1}: {fixed(max(weights))} on token {weights.index(max(weights))}"
+        views.append(["div", classes("head-view", band_class(h)),
+                      blend_table(f"head {h} mix", caption, weights, result.value_heads[result.kv_head_of[h]],
+                                  result.head_outputs[h][QUERY], range(start, stop))])
+    weights = wide.weights[0][QUERY]
+    caption = f"one head, all {wide.width} slots: {fixed(weights[0])} on token 0, {fixed(weights[1])} on token 1"
+    views.append(["div", classes("head-view", "wide"),
+                  blend_table("one head mix", caption, weights, wide.value_heads[0], wide.outputs[QUERY],
+                              range(wide.width))])
+    note = ["p", {"class": "note"}, "Each output slot is the sum of weight × value down its column: "
+                                     "a weighted average of the values above it."]
+    return ["div", {}, ["div", {"class": "head-tables blend-tables"}, *views], note]
+
+
+def _blend_prose():
+    result, wide = blend_results()
+    tokens = mha.BLEND_TOKENS
+    return {
+        "blend-query": lambda: _vector(tokens[QUERY]),
+        "blend-token-0": lambda: _vector(tokens[0]),
+        "blend-token-1": lambda: _vector(tokens[1]),
+        "blend-head-0-weight": lambda: fixed(result.weights[0][QUERY][0]),
+        "blend-head-1-weight": lambda: fixed(result.weights[1][QUERY][1]),
+        "blend-head-0-output": lambda: _vector(result.head_outputs[0][QUERY], fixed),
+        "blend-head-1-output": lambda: _vector(result.head_outputs[1][QUERY], fixed),
+        "blend-token-0-head-0": lambda: _vector(result.value_heads[0][0]),
+        "blend-token-1-head-1": lambda: _vector(result.value_heads[1][1]),
+        "blend-wide-weight-0": lambda: fixed(wide.weights[0][QUERY][0]),
+        "blend-wide-weight-1": lambda: fixed(wide.weights[0][QUERY][1]),
+        "blend-wide-output": lambda: _vector(wide.outputs[QUERY], fixed),
+    }
+
+
+# --- section 2: the data flow ---------------------------------------------------------------
+
+VIEW_W = 360                 # the viewBox's width; the page scales it to the column (375 px phones too)
+STEP_W = 96                  # the left column: each step's name
+COL_X, COL_W = 100, 256      # the boxes' column
+BOX_H, GAP, PAD = 38, 28, 6  # box height, the space between rows (arrows, step names), between boxes
+MAX_DRAWN_HEADS = 4          # more heads: head 0, head 1, "... k more", the last head
+
+
+def state_costs(state):
+    """mha.attention_costs for the figure's tokens, width, heads and key/value heads."""
+    return mha.attention_costs(len(state["tokens"]), len(state["tokens"][0]), state["heads"], state["kv_heads"])
+
+
+def model_shape():
+    """mha.COST_MODEL's entry in mha.MODEL_SHAPES."""
+    return next(shape for shape in mha.MODEL_SHAPES if shape.name == mha.COST_MODEL)
+
+
+def _size(rows, cols):
+    return f"{rows} × {cols}"
+
+
+def _drawn_heads(heads):
+    """The head indices drawn as columns; None stands for the heads left out."""
+    if heads <= MAX_DRAWN_HEADS:
+        return list(range(heads))
+    return [0, 1, None, heads - 1]
+
+
+def flow_rows(costs):
+    """The diagram as rows of boxes [(name, shape, colour class) or None (left-out heads)] and the step
+    names between rows: (rows, steps). Every shape is a count from mha.attention_costs."""
+    n, d, hw, kvw = costs.tokens, costs.width, costs.head_width, costs.kv_width
+    drawn = _drawn_heads(costs.heads)
+    more = f"{costs.heads - 3} more"
+
+    def per_head(name, shape):
+        return [None if h is None else (name(h), shape, band_class(h)) for h in drawn]
+
+    rows = [
+        [("tokens", _size(n, d), "")],
+        [("queries", _size(n, d), ""), ("keys", _size(n, kvw), ""), ("values", _size(n, kvw), "")],
+        per_head(lambda h: f"head {h}", _size(n, hw)),
+        per_head(lambda h: "weights", _size(n, n)),
+        per_head(lambda h: "output", _size(n, hw)),
+        [("concatenated", _size(n, d), "")],
+        [("output", _size(n, d), "")],
+    ]
+    steps = ["project", f"split in {costs.heads}", "softmax", "sum values", "concatenate", "× W_O"]
+    return rows, steps, more
+
+
+def flow_description(costs):
+    """The diagram in one paragraph: its <desc>, and what a screen reader says."""
+    n, d, h, g, hw = costs.tokens, costs.width, costs.heads, costs.kv_heads, costs.head_width
+    shared = ", shared by groups of query heads" if g < h else ""
+    return (f"{n} tokens of width {d} ({_size(n, d)}) are projected to queries {_size(n, d)} and to keys and "
+            f"values {_size(n, costs.kv_width)} each ({g} key/value heads{shared}); the queries are split into "
+            f"{h} heads of width {hw}, {_size(n, hw)} each; every head turns its scores into {_size(n, n)} "
+            f"softmax weights and sums values into an output of {_size(n, hw)}; the {h} outputs are "
+            f"concatenated into {_size(n, d)} and multiplied by W_O ({_size(d, d)}) into {_size(n, d)}.")
+
+
+def _box_xs(count):
+    """(x, width) of `count` boxes side by side in the column (one box: centred, narrower)."""
+    if count == 1:
+        return [(COL_X + COL_W / 2 - 75, 150)]
+    width = (COL_W - PAD * (count - 1)) / count
+    return [(round(COL_X + i * (width + PAD), 1), round(width, 1)) for i in range(count)]
+
+
+def _box(x, y, width, name, shape, band):
+    middle = round(x + width / 2, 1)
+    return ["g", classes("flow-box", band),
+            ["rect", {"x": x, "y": y, "width": width, "height": BOX_H, "rx": 4}],
+            ["text", {"x": middle, "y": y + 15, "class": "flow-name", "text-anchor": "middle"}, name],
+            ["text", {"x": middle, "y": y + 31, "class": "flow-shape", "text-anchor": "middle"}, shape]]
+
+
+def _arrow(x1, y1, x2, y2):
+    head = f"M {x2 - 4} {y2 - 6} L {x2} {y2} L {x2 + 4} {y2 - 6} Z"
+    return ["g", {"class": "flow-arrow"}, ["line", {"x1": x1, "y1": y1, "x2": x2, "y2": y2}], ["path", {"d": head}]]
+
+
+def _centres(row):
+    return [(round(x + w / 2, 1), box is not None) for (x, w), box in zip(_box_xs(len(row)), row)]
+
+
+def _arrows(upper, lower, y_top, y_bottom):
+    """Arrows from one row's boxes to the next: one to one, fanning out or in, or through a bus line."""
+    ups = [x for x, drawn in _centres(upper) if drawn]
+    downs = [x for x, drawn in _centres(lower) if drawn]
+    if len(ups) == len(downs):
+        return [_arrow(a, y_top, b, y_bottom) for a, b in zip(ups, downs)]
+    if len(ups) == 1 or len(downs) == 1:
+        return [_arrow(a, y_top, b, y_bottom) for a in ups for b in downs]
+    bus = y_top + GAP / 2
+    return [*[["line", {"class": "flow-line", "x1": a, "y1": y_top, "x2": a, "y2": bus}] for a in ups],
+            ["line", {"class": "flow-line", "x1": min(ups + downs), "y1": bus, "x2": max(ups + downs), "y2": bus}],
+            *[_arrow(b, bus, b, y_bottom) for b in downs]]
+
+
+def flow_diagram(costs):
+    """fig-recipe-flow's SVG: the recipe's steps on the left, the shapes they produce as boxes."""
+    rows, steps, more = flow_rows(costs)
+    children, y = [], 0
+    for r, row in enumerate(rows):
+        for (x, width), box in zip(_box_xs(len(row)), row):
+            if box is None:
+                middle = round(x + width / 2, 1)
+                children.append(["text", {"x": middle, "y": y + 15, "class": "flow-name", "text-anchor": "middle"},
+                                 more])
+                children.append(["text", {"x": middle, "y": y + 31, "class": "flow-shape", "text-anchor": "middle"},
+                                 "…"])
+            else:
+                children.append(_box(x, y, width, *box))
+        if r < len(steps):
+            children += _arrows(row, rows[r + 1], y + BOX_H, y + BOX_H + GAP)
+            children.append(["text", {"x": 0, "y": y + BOX_H + GAP / 2 + 4, "class": "flow-step"}, steps[r]])
+        y += BOX_H + GAP
+    height = y - GAP
+    return ["svg", {"viewBox": f"0 0 {VIEW_W} {height}", "class": "flow", "role": "img",
+                    "aria-labelledby": "recipe-flow-title recipe-flow-desc"},
+            ["title", {"id": "recipe-flow-title"}, "The recipe's shapes"],
+            ["desc", {"id": "recipe-flow-desc"}, flow_description(costs)],
+            *children]
+
+
+# --- section 2: what it costs ---------------------------------------------------------------
+
+def _count_cell(x):
+    return ["td", {"class": "num", "data-value": str(x)}, f"{x:,}"]
+
+
+COST_ROWS = (  # (group, [(row name, AttentionCosts field or property)])
+    ("sizes", [("tokens n", "tokens"), ("width d", "width"), ("query heads h", "heads"),
+               ("key/value heads", "kv_heads"), ("head width d/h", "head_width")]),
+    ("parameters", [("W_Q", "w_q"), ("W_K", "w_k"), ("W_V", "w_v"), ("W_O", "w_o"), ("all four", "parameters")]),
+    ("multiply-adds", [("projections x W_Q, W_K, W_V", "projections"), ("scores q · k", "scores"),
+                       ("weighted sums of values", "weighted_sums"), ("output × W_O", "output"),
+                       ("all four", "multiply_adds")]),
+    ("softmax", [("weights (h × n × n)", "weights")]),
+)
+
+
+def cost_columns(state):
+    """(column name, AttentionCosts) for the reader's heads, one head of the same width, one model layer."""
+    costs = state_costs(state)
+    one = mha.attention_costs(costs.tokens, costs.width, 1)
+    model = mha.model_costs(model_shape(), costs.tokens)
+    return [(f"your {costs.heads} head{'s' if costs.heads > 1 else ''}", costs),
+            (f"one head of width {costs.width}", one),
+            (f"{mha.COST_MODEL}, one layer", model)]
+
+
+def cost_table(columns):
+    """The counts as a table: a row per count, grouped (sizes, parameters, multiply-adds, softmax)."""
+    body = []
+    for group, rows in COST_ROWS:
+        body.append(["tr", {"class": "cost-group"}, ["th", {"scope": "colgroup", "colspan": str(len(columns) + 1)},
+                                                       group]])
+        for name, field in rows:
+            row = body_row(name, [_count_cell(getattr(costs, field)) for _, costs in columns])
+            body.append([row[0], {"class": "total"} if name == "all four" else {}, *row[2:]])
+    head = header_row("count", [name for name, _ in columns])
+    n = columns[0][1].tokens
+    return ["table", {"aria-label": "attention costs", "class": "figure-table numbers costs"},
+            ["caption", {}, f"one attention layer over {n} token{'s' if n > 1 else ''}, every query against "
+                            "every key (no mask)"],
+            ["thead", {}, head], ["tbody", {}, *body]]
+
+
+def cost_summary(columns):
+    """One sentence comparing the reader's heads with one head of the same width, from the counts."""
+    (_, many), (_, one), _ = columns
+    weights = (f" The softmax has {many.weights:,} weights against {one.weights:,}: "
+               f"{many.heads} × {many.tokens} × {many.tokens}.")
+    if many.heads == 1:
+        return ["p", {"class": "cost-summary"}, "With one head the first two columns are the same layer; "
+                                                "pick more heads above to compare."]
+    if many.parameters == one.parameters and many.multiply_adds == one.multiply_adds:
+        return ["p", {"class": "cost-summary"},
+                ["strong", {}, f"{many.heads} heads of width {many.head_width}: the same cost as one head "
+                               f"of width {many.width}"],
+                f", {many.parameters:,} parameters and {many.multiply_adds:,} multiply-adds each." + weights]
+    return ["p", {"class": "cost-summary"},
+            ["strong", {}, f"{many.heads} heads sharing {many.kv_heads} key/value head"
+                           f"{'s' if many.kv_heads > 1 else ''}: cheaper than one head of width {many.width}"],
+            f", {many.parameters:,} against {one.parameters:,} parameters and {many.multiply_adds:,} against "
+            f"{one.multiply_adds:,} multiply-adds (smaller W_K and W_V)." + weights]
+
+
+def _costs(state, view, before):
+    columns = cost_columns(state)
+    wrap = {"class": "costs-wrap", "tabindex": "0", "role": "region", "aria-label": "attention costs, scrollable"}
+    return [["div", wrap, cost_table(columns)], cost_summary(columns)]
+
+
+def _recipe_prose():
+    shape = model_shape()
+    llama = mha.model_costs(shape, 1)
+    lesson = mha.attention_costs(len(mha.LESSON_TOKENS), len(mha.LESSON_TOKENS[0]), mha.LESSON_HEADS)
+    return {
+        "recipe-width": lambda: str(lesson.width),
+        "recipe-heads": lambda: str(lesson.heads),
+        "recipe-head-width": lambda: str(lesson.head_width),
+        "cost-model": lambda: mha.COST_MODEL,
+        "cost-model-width": lambda: f"{llama.width:,}",
+        "cost-model-heads": lambda: str(llama.heads),
+        "cost-model-kv-heads": lambda: str(llama.kv_heads),
+        "cost-model-head-width": lambda: str(llama.head_width),
+        "cost-model-parameters": lambda: f"{llama.parameters:,}",
+        "cost-model-w-q": lambda: f"{llama.w_q:,}",
+        "cost-model-w-k": lambda: f"{llama.w_k:,}",
+    }
+
+
+FIGURES = {
+    # section 1: why several heads
+    "fig-blend": Figure(lambda s, v, b: [blend_figure()]),
+    # section 2: the recipe (redrawn when the sizes change, or a token is added or removed)
+    "fig-recipe-flow": Figure(lambda s, v, b: [flow_diagram(state_costs(s))], ("structure", "token-grid")),
+    "fig-recipe-costs": Figure(_costs, ("structure", "token-grid")),
+}
+PROSE = {**_blend_prose(), **_recipe_prose()}

@@ -1,0 +1,158 @@
+"""Section 3's pictures and temperature slider in headless Chromium, worked through as a reader would.
+
+One page is shared by most tests (Pyodide takes seconds to start); each begins
+from "reset everything". Expected weights come from mha in CPython (the worked
+example itself is derived by hand in conftest.py).
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+import mha
+from conftest import WASM, expect_tables, field, open_page, weights_table
+from page import state as figure_state
+
+TABLES = ["head 0 weights", "head 1 weights", "one head weights"]
+LINES_AND_CELLS = """(id) => [...document.querySelectorAll(`#${id} .head-view`)].map((view) => [
+    [...view.querySelectorAll('.attn-line')].map((l) => l.getAttribute('stroke-opacity')),
+    [...view.querySelectorAll('td')].map((td) => td.dataset.value)])"""
+LIT = """() => ({rows: [...document.querySelectorAll('#head-tables table.weights tbody tr.lit')]
+                     .map((tr) => tr.sectionRowIndex),
+             queries: [...document.querySelectorAll('#head-tables .attn-q.lit')].map((g) => g.dataset.query),
+             lighting: document.getElementById('head-tables').classList.contains('lighting')})"""
+
+
+def expect_lines_mirror_cells(page, element_id="head-tables"):
+    for lines, cells in page.evaluate(LINES_AND_CELLS, element_id):
+        assert lines == cells and lines
+
+
+# --- the pictures ----------------------------------------------------------------------
+
+def test_each_head_has_a_picture_whose_lines_are_its_weights_and_move_in_place(reader):
+    pictures = reader.locator("#head-tables svg.attn-picture")
+    expect(pictures).to_have_count(3)
+    expect(pictures.first).to_have_attribute("aria-hidden", "true")
+    expect(pictures.first.locator(".attn-line")).to_have_count(4)
+    expect_lines_mirror_cells(reader)
+    reader.evaluate("document.querySelector('#head-tables .attn-line').dataset.kept = 'yes'")
+    field(reader, 1, 2).fill("0")
+    field(reader, 1, 3).fill("1")
+    expect(weights_table(reader, "head 1 weights").locator("td").first).to_have_text("0.5000")
+    expect_lines_mirror_cells(reader)
+    # patched, not rebuilt: the first line is still the element marked before the edit
+    assert reader.evaluate("document.querySelector('#head-tables .attn-line').dataset.kept") == "yes"
+
+
+def test_cross_attention_tables_get_pictures_too(reader):
+    reader.locator("#cross").check()
+    expect(reader.locator("#cross-tables svg.attn-picture")).to_have_count(3)
+    expect_lines_mirror_cells(reader, "cross-tables")
+    reader.locator("#cross").uncheck()
+
+
+def test_past_eight_tokens_the_pictures_give_way_to_a_note_and_come_back(reader):
+    for _ in range(9 - 2):
+        reader.locator("#add-token").click()
+    expect(weights_table(reader, "head 0 weights").locator("tbody tr")).to_have_count(9)
+    expect(reader.locator("#head-tables .attn-line")).to_have_count(0)
+    expect(reader.locator("#head-tables .pictures-note")).to_contain_text("up to 8 tokens")
+    reader.locator("#remove-token").click()
+    expect(reader.locator("#head-tables svg.attn-picture")).to_have_count(3)
+    expect(reader.locator("#head-tables .pictures-note")).to_have_count(0)
+    expect_lines_mirror_cells(reader)
+
+
+# --- lighting one query -------------------------------------------------------------------
+
+def test_pointing_at_a_row_header_lights_that_query_everywhere_without_moving_anything(reader):
+    reader.locator("#add-token").click()
+    header = weights_table(reader, "head 1 weights").locator("tbody th").nth(2)
+    header.scroll_into_view_if_needed()
+    before = reader.evaluate("document.getElementById('head-tables').getBoundingClientRect().toJSON()")
+    header.hover()
+    assert reader.evaluate(LIT) == {"rows": [2, 2, 2], "queries": ["2", "2", "2"], "lighting": True}
+    expect(reader.locator("#token-grid tbody tr").nth(2)).to_have_class(re.compile(r"\blit\b"))
+    after = reader.evaluate("document.getElementById('head-tables').getBoundingClientRect().toJSON()")
+    assert after == before  # classes only: no layout jump
+    reader.locator("#head-tables .attn-q[data-query='0'] text").first.hover()  # a picture's query
+    assert reader.evaluate(LIT)["rows"] == [0, 0, 0]
+    reader.mouse.move(5, 5)  # off every token
+    assert reader.evaluate(LIT) == {"rows": [], "queries": [], "lighting": False}
+
+
+def test_focusing_a_token_field_lights_its_row_and_typing_keeps_it_lit(reader):
+    field(reader, 1, 0).focus()
+    assert reader.evaluate(LIT)["rows"] == [1, 1, 1]
+    field(reader, 1, 0).press("ArrowUp")  # the grid's arrow keys move the focus to token 0
+    assert reader.evaluate(LIT)["rows"] == [0, 0, 0]
+    field(reader, 0, 0).fill("0.5")  # the tables are patched in place: the lit row stays lit
+    expect(weights_table(reader, "one head weights")).to_contain_text(
+        f"{mha.single_head_attention([[0.5, 0, 0, 1], [0.9, 0.1, 1, 0]])[1][0][0]:.4f}")
+    assert reader.evaluate(LIT)["rows"] == [0, 0, 0]
+    reader.locator("#reset-all").focus()
+    assert reader.evaluate(LIT)["lighting"] is False
+
+
+def test_lighting_works_before_python_has_loaded(page, site_url, hold):
+    wasm = hold(page, WASM)
+    with page.expect_request(WASM):
+        page.goto(site_url)
+    expect(page.locator("body")).to_have_attribute("data-python", "loading")
+    weights_table(page, "head 0 weights").locator("tbody th").nth(1).hover()
+    assert page.evaluate(LIT) == {"rows": [1, 1, 1], "queries": ["1", "1", "1"], "lighting": True}
+    wasm.release()
+
+
+# --- the temperature slider ------------------------------------------------------------------
+
+def tables_at(temperature, tokens=mha.LESSON_TOKENS):
+    result = mha.multi_head_attention(tokens, 2, temperature=temperature)
+    _, wide = mha.single_head_attention(tokens, temperature=temperature)
+    return {label: [[f"{w:.4f}" for w in row] for row in rows]
+            for label, rows in zip(TABLES, [*result.weights, wide])}
+
+
+def test_the_slider_sharpens_and_flattens_every_table_and_says_so(reader):
+    slider = reader.locator("#temperature")
+    expect(slider).to_have_attribute("aria-valuetext", "T = 1: the plain recipe")
+    slider.fill("1")  # T = 0.1
+    expect_tables(reader, tables_at(0.1))
+    expect(weights_table(reader, "head 1 weights").locator("td").first).to_have_text("0.9992")
+    expect(reader.locator("#temperature-value")).to_have_text("T = 0.1: sharper than the recipe")
+    expect(slider).to_have_attribute("aria-valuetext", "T = 0.1: sharper than the recipe")
+    expect(reader).to_have_url(re.compile(r"&temp=0\.1$"))
+    expect_lines_mirror_cells(reader)
+    slider.fill(str(len(figure_state.TEMPERATURES) - 1))  # T = 20
+    expect_tables(reader, tables_at(20.0))
+    expect(reader.locator("#temperature-value")).to_have_text("T = 20: flatter than the recipe")
+    slider.press("Home")  # the keyboard reaches the sharpest stop
+    expect(reader.locator("#temperature-value")).to_have_text("T = 0.05: sharper than the recipe")
+    assert float(weights_table(reader, "head 1 weights").locator("td").first.get_attribute("data-value")) > 0.9999
+    reader.locator("#reset-all").click()
+    expect(slider).to_have_value(str(figure_state.TEMPERATURES.index(1.0)))
+    expect(reader.locator("#temperature-value")).to_have_text("T = 1: the plain recipe")
+
+
+def test_a_shared_link_with_a_temperature_opens_sharp_and_a_bad_one_is_refused(reader):
+    reader.evaluate("location.hash = '#t=1,0,0,1;0.9,0.1,1,0&h=2&temp=0.2'")
+    expect_tables(reader, tables_at(0.2))
+    expect(reader.locator("#temperature")).to_have_value(str(figure_state.TEMPERATURES.index(0.2)))
+    reader.evaluate("location.hash = '#temp=0.4'")
+    expect(reader.locator("#fragment-notice")).to_contain_text("temperature must be one of")
+    expect_tables(reader, tables_at(0.2))  # the figure keeps its state
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_phone_width_with_eight_tokens_and_pictures_has_no_sideways_scroll(browser, site_url, scheme):
+    tokens = ";".join(",".join(str((t + s) % 3 - 1) for s in range(4)) for t in range(8))
+    page, guard = open_page(browser, site_url, f"#t={tokens}&h=2&temp=0.5", viewport={"width": 375, "height": 800},
+                            color_scheme=scheme)
+    expect(page.locator("#head-tables svg.attn-picture")).to_have_count(3)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    stroke = page.evaluate("getComputedStyle(document.querySelector('.head-1 .attn-line')).stroke")
+    assert stroke == ("rgb(213, 94, 0)" if scheme == "light" else "rgb(230, 159, 0)")  # head 1's colour
+    page.context.close()
+    assert not guard.problems(), guard.problems()
