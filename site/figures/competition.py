@@ -1,4 +1,4 @@
-"""Section 8 as a figure: one softmax row has one budget, and distractors compete for it.
+"""Section 9 as a figure: one softmax row has one budget, and distractors compete for it.
 
 The tokens are lesson data (mha.lesson): the relevant token 0, then k distractors, then
 the query as the last token, read under a causal mask as a decoder-only model reads it

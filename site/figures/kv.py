@@ -1,4 +1,4 @@
-"""Section 7 figures as trees: which query heads share a key/value head, what they share, and the KV bill.
+"""Section 8 figures as trees: which query heads share a key/value head, what they share, and the KV bill.
 
 The queries, keys and values come from the page's mha.MultiHeadResult (query_heads,
 key_heads, value_heads); byte counts from mha.model_bill / kv_cache_bill and
