@@ -35,7 +35,7 @@ def sharing_name(heads, kv_heads):
     if kv_heads == heads:
         return f"plain multi-head: each of the {heads} query heads has its own keys and values"
     if kv_heads == 1:
-        return f"multi-query: all {heads} query heads share one key/value head"
+        return f"multi-query: a single key/value head serves all {heads} query heads"
     return f"grouped-query: {heads} query heads share {kv_heads} key/value heads, {heads // kv_heads} each"
 
 

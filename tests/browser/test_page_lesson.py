@@ -221,7 +221,7 @@ def test_key_value_heads_show_who_shares(reader):
     reader.locator("#sharing-heads").select_option("8")  # section 7's own query-heads picker
     expect(reader.locator("#sharing-heads")).to_be_focused()
     expect(reader.locator("#heads")).to_have_value("8")
-    expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query: all 8 query heads share one")
+    expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query: a single key/value head serves all 8 query heads")
     expect(weights_table(reader, "head 7 weights")).to_have_count(1)
 
 
