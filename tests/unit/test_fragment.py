@@ -144,3 +144,21 @@ def test_garbage_either_decodes_to_a_valid_state_or_raises_value_error(text):
     else:
         mha.multi_head_attention(state["tokens"], state["heads"], kv_heads=state["kv_heads"],
                                  context=state["context"], causal=state["causal"])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1%2C0%3B0.9", "1,0;0.9"),          # escaped separators, as some browsers write them
+    ("%E2%82%AC", "\u20ac"),             # one UTF-8 character in three escapes
+    ("%E2x%82", "\ufffdx\ufffd"),        # broken UTF-8: each bad byte is U+FFFD
+    ("100%", "100%"), ("%zz%4", "%zz%4"),  # a % that starts no escape stays as it is
+    ("", ""),
+])
+def test_unquote_decodes_escapes_as_utf8_like_urllib(text, expected):
+    assert fragment.unquote(text) == expected
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from("%0123456789abcdefABCDEFxz,;=&\u00e9"), max_size=30))
+def test_unquote_agrees_with_urllib_on_any_text(text):
+    from urllib.parse import unquote  # the reference, in the tests only: the page does not import it
+    assert fragment.unquote(text) == unquote(text, errors="replace")
