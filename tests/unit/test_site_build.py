@@ -17,6 +17,7 @@ import pytest
 
 import build
 import figures
+from interpreters import run_pyodide
 from page import dom
 
 # --- test data ---------------------------------------------------------------
@@ -103,8 +104,50 @@ def test_the_site_modules_archive_holds_every_module_and_nothing_else(built_site
     site = build.SITE
     expected = {p.relative_to(site).as_posix() for p in site.rglob("*.py") if "__pycache__" not in p.parts}
     expected -= {build.ENTRY} | {n for n in expected if n.startswith(build.CELL_SOURCES + "/")}
+    expected |= {_pyc(n) for n in expected}
     assert names == expected and {"page/state.py", "figures/__init__.py", "cells/worker.py"} <= names
     assert [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.py")] == [build.ENTRY]
+
+
+def _pyc(path):
+    """'page/state.py' -> 'page/__pycache__/state.cpython-314.pyc': where Pyodide's Python looks for it."""
+    folder, _, name = path.rpartition("/")
+    tag = f"cpython-{build.PYODIDE_VERSION.split('.')[0]}"  # Pyodide 314.x is Python 3.14
+    return f"{folder + '/' if folder else ''}__pycache__/{name[:-3]}.{tag}.pyc"
+
+
+def test_mha_wheel_ships_bytecode_for_every_module(built_site):
+    with zipfile.ZipFile(_wheel(built_site)) as wheel:
+        names = set(wheel.namelist())
+    sources = {n for n in names if n.endswith(".py")}
+    assert "mha/heads.py" in sources
+    assert {n for n in names if n.endswith(".pyc")} == {_pyc(n) for n in sources}
+
+
+def test_the_bytecode_is_what_pyodide_imports_without_compiling_the_source(tmp_path):
+    """build._with_bytecode's .pyc is what the pinned Pyodide imports: with the source on disk replaced by
+    one that would fail, the import still gives the compiled value. Unchecked-hash pycs (PEP 552, flags
+    0b01), so the unpacked archive's file times do not matter."""
+    files = build._with_bytecode({"probe_pkg/__init__.py": b"", "probe_pkg/mod.py": b"VALUE = 6 * 7\n"})
+    pycs = {path: data for path, data in files.items() if path.endswith(".pyc")}
+    assert set(pycs) == {_pyc("probe_pkg/__init__.py"), _pyc("probe_pkg/mod.py")}
+    assert all(int.from_bytes(data[4:8], "little") == 0b01 for data in pycs.values())
+    encoded = {path: base64.b64encode(data).decode() for path, data in files.items()}
+    script = tmp_path / "probe.py"
+    script.write_text(f"""
+import base64, json, os, sys
+for path, data in json.loads({json.dumps(json.dumps(encoded))}).items():
+    full = os.path.join("/probe_root", path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "wb") as file:
+        file.write(base64.b64decode(data))
+with open("/probe_root/probe_pkg/mod.py", "w") as file:
+    file.write("raise SystemExit('the source was compiled, not the .pyc')\\n")
+sys.path.insert(0, "/probe_root")
+import probe_pkg.mod
+print(json.dumps({{"value": probe_pkg.mod.VALUE, "cached": probe_pkg.mod.__cached__}}))
+""")
+    assert run_pyodide(script) == {"value": 42, "cached": "/probe_root/" + _pyc("probe_pkg/mod.py")}
 
 
 def test_the_cells_editor_is_one_minified_bundle(built_site, tmp_path):
