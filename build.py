@@ -272,7 +272,7 @@ def _write_config(out, archives):
     worker.mjs reads the same list to set up the workers' interpreters (cells, training).
     """
     config = {
-        "interpreter": "./pyodide/pyodide.mjs",  # relative to this file's URL
+        "interpreter": "./interpreter.mjs",  # Pyodide, already started by index.html (relative to this file)
         "files": {f"./{path}": "./*" for path in archives},
     }
     (out / "pyscript.json").write_text(json.dumps(config, indent=2) + "\n")

@@ -13,7 +13,7 @@ import json
 from types import SimpleNamespace
 
 from pyodide.ffi import create_proxy, to_js
-from pyscript import document, when, window
+from pyscript import document, window
 
 import mha
 from cells import glue as cells_glue
@@ -82,7 +82,6 @@ def draw_outputs(view, same=False):
     SHOWN["outputs"] = view
 
 
-@when("toggle", "#outputs-details")
 def on_outputs_toggle(event):
     if SHOWN["view"] is not None and SHOWN["outputs"] is not SHOWN["view"]:
         draw_outputs(SHOWN["view"])
@@ -303,7 +302,6 @@ ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: 
            "reset-all": on_reset}
 
 
-@when("input", "main")
 def on_input(event):
     """Every field of the figures: grids, counts, seed, calculator (the event bubbles up to <main>)."""
     target = event.target
@@ -313,7 +311,6 @@ def on_input(event):
         INPUTS[target.id](target)
 
 
-@when("change", "main")
 def on_change(event):
     """Pickers and switches; a picker redrawn under the reader's focus gets the focus back."""
     target = event.target
@@ -325,7 +322,6 @@ def on_change(event):
                 again.focus()
 
 
-@when("click", "main")
 def on_click(event):
     button = event.target.closest("button[data-action]")
     if button and button.dataset.action in ACTIONS:  # closest() gives JS null (falsy) off a button
@@ -391,8 +387,26 @@ def start():
     window.addEventListener("hashchange", create_proxy(lambda event: open_link(str(window.location.hash))))
 
 
-start()
-BROWSER = SimpleNamespace(document=document, window=window, create_proxy=create_proxy, to_js=to_js)
-cells_glue.setup(BROWSER, show=show_tokens, figure=figure_settings)
-training_glue.setup(BROWSER)
-window.mhaReady()
+def listen():
+    """The page's events: the figures' fields, pickers and buttons bubble up to <main>."""
+    main = document.querySelector("main")
+    for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click)):
+        main.addEventListener(kind, create_proxy(handler))
+    element("outputs-details").addEventListener("toggle", create_proxy(on_outputs_toggle))  # does not bubble
+
+
+def begin(event=None):
+    """Once the page is parsed: wake the figures, then the cells and the trained model's section."""
+    listen()
+    start()
+    browser = SimpleNamespace(document=document, window=window, create_proxy=create_proxy, to_js=to_js)
+    cells_glue.setup(browser, show=show_tokens, figure=figure_settings)
+    training_glue.setup(browser)
+    window.mhaReady()
+
+
+# Pyodide starts while the page is parsed (interpreter.mjs): on a slow link Python may be ready first.
+if document.readyState == "loading":
+    document.addEventListener("DOMContentLoaded", create_proxy(begin))  # fires once
+else:
+    begin()

@@ -25,7 +25,7 @@ from page import dom
 RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
            "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
            f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
-PAGE = ["index.html", "boot.js", "style.css", "cells.css", "page/main.py", "worker.mjs", "pyscript.json",
+PAGE = ["index.html", "boot.js", "interpreter.mjs", "style.css", "cells.css", "page/main.py", "worker.mjs", "pyscript.json",
         ".nojekyll"]
 NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__"]
 URL_ATTRIBUTE = re.compile(r'\b(?:src|href|config)="([^"]*)"')
@@ -87,7 +87,7 @@ def test_every_py_tag_uses_the_local_config(built_site):
 
 def test_pyscript_config_names_only_local_files(built_site):
     config = json.loads((built_site / "pyscript.json").read_text())
-    assert config["interpreter"] == "./pyodide/pyodide.mjs"
+    assert config["interpreter"] == "./interpreter.mjs"
     assert "packages" not in config  # no micropip on the way to ready
     wheel, modules = _wheel(built_site), _modules(built_site)
     assert config["files"] == {f"./{path.relative_to(built_site).as_posix()}": "./*" for path in (wheel, modules)}
@@ -166,9 +166,18 @@ def test_the_cells_editor_is_one_minified_bundle(built_site, tmp_path):
     assert (tmp_path / bundle).read_bytes() == data
 
 
-def test_the_page_loads_the_editor_as_a_module_script(built_site):
+def test_the_page_starts_python_first_and_loads_the_rest_without_waiting(built_site):
+    """<head>'s scripts: interpreter.mjs first (Pyodide starts while the page is parsed), boot.js deferred
+    (it needs the parsed page), the page's Python script before PyScript's core (so an async core finds
+    it and its config), then the core and the editor as async modules: neither waits for the other."""
     page = (built_site / "index.html").read_text()
-    assert f'<script type="module" src="./{build.EDITOR[1]}"></script>' in page
+    head = page[:page.index("</head>")]
+    scripts = re.findall(r"<script ([^>]*)></script>", head)
+    assert scripts == ['type="module" async src="./interpreter.mjs"', 'type="module" src="./boot.js"',
+                       'type="py" src="./page/main.py" config="./pyscript.json"',
+                       'type="module" async src="./pyscript/core.js"',
+                       f'type="module" async src="./{build.EDITOR[1]}"']
+    assert "<script" not in page[page.index("</head>"):]
 
 
 def test_lock_carries_the_shipped_micropip_hash(built_site):
