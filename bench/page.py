@@ -54,10 +54,12 @@ new MutationObserver(() => {
 
 # One edit: change a field, fire its input event, force style and layout; the Python handler
 # runs inside dispatchEvent, so the time covers parse + mha + every table redrawn and laid out.
-EDIT = """([selector, values]) => {
+# gap (ms, optional): wait that long before each edit; without it the edits run back to back.
+EDIT = """async ([selector, values, gap]) => {
   const field = document.querySelector(selector);
   const times = [];
   for (const value of values) {
+    if (gap) await new Promise((resolve) => setTimeout(resolve, gap));
     const start = performance.now();
     field.value = value;
     field.dispatchEvent(new Event("input", { bubbles: true }));

@@ -13,7 +13,6 @@ Prints a table. Nothing here asserts a time.
 """
 
 import argparse
-import importlib
 import statistics
 import sys
 import tempfile
@@ -55,28 +54,8 @@ WATCH = """() => {
   document.getElementById("train-start").click();
 }"""
 
-# Edits spaced apart (awaited), each timed from the input event to layout, while the worker posts progress.
-SPACED_EDITS = """async ([selector, values, gap]) => {
-  const field = document.querySelector(selector);
-  const times = [];
-  for (const value of values) {
-    await new Promise((resolve) => setTimeout(resolve, gap));
-    const start = performance.now();
-    field.value = value;
-    field.dispatchEvent(new Event("input", { bubbles: true }));
-    document.body.offsetHeight;
-    times.push(performance.now() - start);
-  }
-  return times;
-}"""
-
-
 def built():
-    out = build.build(Path(tempfile.mkdtemp(prefix="training-bench-")) / "dist")
-    if not (out / "training.json").exists():  # until build.py writes figures.training.files() itself
-        for name, text in importlib.import_module("figures.training").files().items():
-            (out / name).write_text(text)
-    return out
+    return build.build(Path(tempfile.mkdtemp(prefix="training-bench-")) / "dist")
 
 
 def run(edits, probes):
@@ -88,15 +67,15 @@ def run(edits, probes):
         page.wait_for_selector("body[data-training=ready]", timeout=READY_MS)
         page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)  # the cells' worker has booted: a quiet CPU
         probe_values = ["BECAFDBCAFDB", "FACEADBA", "ABCDEFABCDEF", "FBCEADBA"] * (probes // 4 + 1)
-        probe_idle = page.evaluate(SPACED_EDITS, ["#probe-sequence", probe_values[:probes + 1], 20])[1:]
+        probe_idle = page.evaluate(bench_page.EDIT, ["#probe-sequence", probe_values[:probes + 1], 20])[1:]
         page.evaluate(WATCH)
         page.wait_for_function("window.__train.first !== null", timeout=TRAIN_MS)
         values = [f"{0.5 + (i % 17) / 10:.1f}" for i in range(edits + 1)]
-        live = page.evaluate(SPACED_EDITS, ["input[aria-label='token 1 slot 2']", values, 150])[1:]
+        live = page.evaluate(bench_page.EDIT, ["input[aria-label='token 1 slot 2']", values, 150])[1:]
         still_training = page.inner_text("#train-status").startswith("Training:")
         page.wait_for_function("window.__train.done !== null", timeout=TRAIN_MS)
         result = page.evaluate("window.__train")
-        probe_trained = page.evaluate(SPACED_EDITS, ["#probe-sequence", probe_values[:probes + 1], 20])[1:]
+        probe_trained = page.evaluate(bench_page.EDIT, ["#probe-sequence", probe_values[:probes + 1], 20])[1:]
         browser.close()
     server.shutdown()
     return {
