@@ -199,14 +199,24 @@ def on_projections(target):
     edit("seed-error", figure_state.with_projections, target.value, redraws=("structure",) if shared else ("numbers",))
 
 
-def on_seed(target):
+def on_setting(target, field, error_id, redraws):
+    """A field that holds one linked setting (seed, distractors): read by its parser in state.LINKED,
+    a sentence on bad text, else through the gate and the named events redrawn."""
     try:
-        seed = figure_state.parse_seed(target.value)
+        value = LINKED_PARSERS[field](target.value)
     except ValueError as error:
-        say("seed-error", str(error))
+        say(error_id, str(error))
         return
-    if seed != STATE["seed"] or ERRORS.get("seed-error"):
-        edit("seed-error", lambda s: figure_state.changed(s, seed=seed))
+    if value == STATE[field] and not ERRORS.get(error_id):
+        return
+    before = SHOWN["view"]
+    view = commit(error_id, figure_state.changed(STATE, **{field: value}))
+    if view is not None:
+        for event in redraws:
+            redraw(event, view, before)
+
+
+LINKED_PARSERS = {linked.field: linked.parse for linked in figure_state.LINKED}
 
 
 def on_temperature(target):
@@ -228,18 +238,8 @@ def on_cross(target):
             set_buttons("context")
 
 
-def on_distractors(target):
-    try:
-        count = figure_state.parse_distractors(target.value)
-    except ValueError as error:
-        say("distractors-error", str(error))
-        return
-    say("distractors-error", "")
-    STATE.update(figure_state.changed(STATE, distractors=count))
-    redraw("competition", SHOWN["view"])
-    window.mhaSetFragment(ENCODE)
-
-
+# The KV calculator's numbers are not the figure's: read_kv_fields (figures/kv.py) checks them with mha,
+# and the gate (state.compute) has nothing to add, so they go straight into STATE and its figures.
 def on_model(target):
     if target.value == "custom":
         return  # keep the numbers in the fields: the reader edits them
@@ -292,9 +292,10 @@ def on_reset():
 
 
 INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads,
-          "projections": on_projections, "causal": on_causal, "cross": on_cross, "seed": on_seed,
-          "temperature": on_temperature,
-          "distractors": on_distractors, "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
+          "projections": on_projections, "causal": on_causal, "cross": on_cross, "temperature": on_temperature,
+          "seed": lambda target: on_setting(target, "seed", "seed-error", ("numbers",)),
+          "distractors": lambda target: on_setting(target, "distractors", "distractors-error", ("competition",)),
+          "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: on_add("tokens", False),
            "add-context-token": lambda: on_add("context", True),
            "remove-context-token": lambda: on_add("context", False),
