@@ -1,8 +1,10 @@
 """The lesson's prose is in our own words: no run of seven words from the content brief.
 
-The brief (shared/LESSON.md) is not in this repo; tests/data/brief_7grams.txt holds
-fingerprints of its 7-word runs (scripts/brief_ngrams.py). Words are letters only, so
-the worked numbers, which the page must print, do not count.
+The brief (shared/LESSON.md) is not in this repo; tests/data/brief_7grams*.txt hold
+fingerprints of its 7-word runs (scripts/brief_ngrams.py): once with words of letters
+only, once with numbers as words too. A shared run with numbers counts only if at least
+PROSE_WORDS of its words are letters: the worked numbers (a row of a table, "token 1 0.9
+0.1 1.0 0.0"), which the page must print, are the brief's too.
 """
 
 import html
@@ -17,6 +19,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import brief_ngrams  # noqa: E402
 
 BRIEF = set((ROOT / "tests" / "data" / "brief_7grams.txt").read_text().split())
+BRIEF_NUMBERS = set((ROOT / "tests" / "data" / "brief_7grams_numbers.txt").read_text().split())
+PROSE_WORDS = 3
 
 
 def page_text():
@@ -27,11 +31,17 @@ def page_text():
     return html.unescape(main)
 
 
-def shared_runs(text):
-    """The 7-word runs of text whose fingerprint is one of the brief's."""
-    ws = brief_ngrams.words(text)
+def shared_runs(text, numbers=False):
+    """The 7-word runs of text whose fingerprint is one of the brief's (numbers as words too, if asked)."""
+    ws = brief_ngrams.words(text, numbers)
     runs = [" ".join(ws[i:i + brief_ngrams.RUN]) for i in range(len(ws) - brief_ngrams.RUN + 1)]
-    return [run for run in runs if next(iter(brief_ngrams.fingerprints(run))) in BRIEF]
+    brief = BRIEF_NUMBERS if numbers else BRIEF
+    return [run for run in runs if next(iter(brief_ngrams.fingerprints(run, numbers=numbers))) in brief]
+
+
+def prose_runs(text):
+    """Shared runs counting numbers, less the ones that are mostly numbers (fewer than PROSE_WORDS words of letters)."""
+    return [run for run in shared_runs(text, numbers=True) if sum(w.isalpha() for w in run.split()) >= PROSE_WORDS]
 
 
 def test_the_fingerprints_catch_a_run_of_the_brief_and_pass_our_own():
@@ -46,3 +56,18 @@ def test_the_fingerprints_catch_a_run_of_the_brief_and_pass_our_own():
 def test_the_page_shares_no_seven_word_run_with_the_brief():
     runs = shared_runs(page_text())
     assert not runs, f"{len(runs)} runs of seven words come from the brief, e.g. {runs[:5]}"
+
+
+def test_runs_with_numbers_are_caught_and_rows_of_worked_numbers_pass():
+    """A sentence of the brief (a second quotation, on purpose) that letters alone cannot see: six words of
+    letters, but a run of seven once its numbers count. A row of the worked example's numbers is the
+    brief's too, and must stay printable."""
+    sentence = "Head 0 reads slots 0-1, head 1 reads slots 2-3."
+    assert not shared_runs(sentence) and prose_runs(sentence)
+    row = "token 0 1.0 0.0 0.0 1.0 token 1 0.9 0.1 1.0 0.0"  # the worked example, as its grid prints it
+    assert shared_runs(row, numbers=True) and not prose_runs(row)
+
+
+def test_the_page_shares_no_seven_word_run_with_the_brief_counting_numbers_too():
+    runs = prose_runs(page_text())
+    assert not runs, f"{len(runs)} runs of seven words (numbers counted) come from the brief, e.g. {runs[:5]}"
