@@ -64,6 +64,7 @@ def run(edits, probes):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
+        page.locator("#trained").scroll_into_view_if_needed()  # the section loads its run when it comes near
         page.wait_for_selector("body[data-training=ready]", timeout=READY_MS)
         page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)  # the cells' worker has booted: a quiet CPU
         probe_values = ["BECAFDBCAFDB", "FACEADBA", "ABCDEFABCDEF", "FBCEADBA"] * (probes // 4 + 1)

@@ -184,21 +184,106 @@ document.addEventListener("keydown", (event) => {
   next.select();
 });
 
-// The trained model's step slider (section "Heads nobody designed"): every checkpoint's frame is
-// pre-rendered (figures/training.py), all hidden but one; moving the slider shows its frame, before
-// Python has loaded as after. No numbers are computed here. training/glue.py redraws the probe.
-document.addEventListener("input", (event) => {
-  const slider = event.target;
-  if (slider.id !== "train-step") return;
-  for (const frame of document.querySelectorAll("#fig-train-frames [data-frame]")) {
-    const shown = frame.dataset.frame === slider.value;
-    frame.hidden = !shown;
-    if (shown) {
-      document.getElementById("train-step-text").textContent = frame.dataset.label;
-      slider.setAttribute("aria-valuetext", frame.dataset.label);
-    }
+// The trained model's step slider (section "Heads nobody designed"). The page carries only the chosen
+// checkpoint's frame; the others (figures/training.py's trees, written by build.py as
+// training-frames.json) are fetched and drawn, hidden, when the section comes near or the slider is
+// first touched, so start-up parses none of them. Moving the slider shows its frame, before Python has
+// loaded as after (and without it); a frame that has not arrived yet is shown when it does, the old one
+// dimmed meanwhile. If they cannot be fetched, the slider goes back to the frame shown and a sentence
+// says so. No numbers are computed here: the step names are the slider's data-labels. training/glue.py
+// redraws the probe.
+const FRAMES_URL = "./training-frames.json";
+let frames = null;         // the fetch under way or done: resolves true (drawn) or false (failed)
+let framesAsked = false;   // the first ask (the section near, or the slider touched): later ones retry only on a move
+
+function showFrame() {
+  const slider = document.getElementById("train-step");
+  const box = document.getElementById("fig-train-frames");
+  const label = (slider.dataset.labels ?? "").split("|")[Number(slider.value)] ?? "";
+  document.getElementById("train-step-text").textContent = label;
+  slider.setAttribute("aria-valuetext", label);
+  const wanted = box.querySelector(`[data-frame="${Number(slider.value)}"]`);
+  if (!wanted) {
+    box.setAttribute("aria-busy", "true");  // the frame shown stays, dimmed, until the chosen one arrives
+    loadFrames();
+    return;
   }
+  box.removeAttribute("aria-busy");
+  for (const frame of box.querySelectorAll("[data-frame]")) frame.hidden = frame !== wanted;
+}
+
+function drawFrames(trees) {
+  const box = document.getElementById("fig-train-frames");
+  for (const tree of trees) {
+    const frame = build(tree);
+    const index = Number(frame.dataset.frame);
+    const present = [...box.querySelectorAll("[data-frame]")];
+    if (present.some((f) => Number(f.dataset.frame) === index)) continue;
+    frame.hidden = true;
+    box.insertBefore(frame, present.find((f) => Number(f.dataset.frame) > index) ?? null);  // checkpoint order
+  }
+  document.getElementById("train-frames-error").textContent = "";
+  showFrame();
+}
+
+function framesFailed(reason) {
+  const slider = document.getElementById("train-step");
+  const box = document.getElementById("fig-train-frames");
+  const shown = box.querySelector("[data-frame]:not([hidden])") ?? box.querySelector("[data-frame]");
+  box.removeAttribute("aria-busy");
+  document.getElementById("train-frames-error").textContent =
+    `The other checkpoints could not be loaded (${reason}), so the slider stays at ${shown.dataset.label}. ` +
+    "Move it to try again, or reload the page.";
+  if (slider.value !== shown.dataset.frame) {
+    slider.value = shown.dataset.frame;
+    slider.dispatchEvent(new Event("input", { bubbles: true }));  // the label, and the glue's probe, follow
+  }
+}
+
+function loadFrames() {
+  framesAsked = true;
+  frames ??= fetch(FRAMES_URL)
+    .then((response) => {
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      return response.json();
+    })
+    .then((trees) => {
+      drawFrames(trees);
+      return true;
+    })
+    .catch((error) => {
+      frames = null;  // a later move of the slider tries again
+      framesFailed(String(error?.message ?? error).slice(0, 120));
+      return false;
+    });
+  return frames;
+}
+
+function wantFrames() {
+  if (!framesAsked) loadFrames();
+}
+
+document.addEventListener("input", (event) => {
+  if (event.target.id === "train-step") showFrame();
 });
+for (const kind of ["focusin", "pointerover", "pointerdown"]) {
+  document.addEventListener(kind, (event) => {
+    if (event.target.id === "train-step") wantFrames();
+  });
+}
+{
+  const box = document.getElementById("fig-train-frames");
+  if (box && "IntersectionObserver" in window) {
+    const near = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      near.disconnect();
+      wantFrames();
+    }, { rootMargin: "100% 0px" });  // one viewport height above and below the screen
+    near.observe(box);
+  } else if (box) {
+    wantFrames();
+  }
+}
 
 // Predict, then check: a question's answer is not in the page; answers.json (written by build.py from
 // figures/questions.py, numbers by mha) is fetched on the first Check. Works before Python has loaded.

@@ -4,11 +4,15 @@
   page's worker and code cell run), 20 checkpoints of rounded params; per checkpoint its
   held-out accuracy with every set of heads switched off, and each head's scores. Computed once
   per build (cached in this module, and on disk in .cache/ keyed by mha.training's source).
-- files(): {name: text} for build.py to write into dist/ (training.json: what the page's Python
-  needs to probe a checkpoint); the pre-rendered frames below need nothing from it.
-- fig-train-slider, fig-train-frames: the step slider and one frame per checkpoint (loss curve
-  up to that step, accuracy, each head's attention on SAMPLE), all but one hidden; boot.js
-  shows the chosen frame, so scrubbing works before Python has loaded.
+- files(): {name: text} for build.py to write into dist/: training.json (what the page's Python
+  needs to probe a checkpoint) and training-frames.json (the frames below that the page does not
+  carry); neither is fetched at start-up.
+- fig-train-slider, fig-train-frames: the step slider (its data-labels name every checkpoint's
+  step) and one frame per checkpoint (loss curve up to that step, accuracy, each head's attention
+  on SAMPLE). Only the chosen frame is pre-rendered into the page: the others, the same trees, go
+  into training-frames.json, which boot.js fetches and draws (hidden) when the section comes near
+  or the slider is touched; boot.js shows the frame the slider chose, so scrubbing works before
+  Python has loaded, and without it.
 - fig-probe, fig-train-scores, fig-train-switches: a sequence's patterns and predictions, the
   scores table and the head switches, for the model that training/state.py says is chosen.
 
@@ -16,7 +20,6 @@ Every number comes from mha.training; this module arranges them. Tokens are show
 """
 
 import functools
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -24,6 +27,7 @@ from pathlib import Path
 import mha
 import mha.training
 from figures.registry import Figure
+from page import dom
 from page.dom import classes, weight_class
 
 SEED = 0
@@ -38,6 +42,7 @@ MAX_STEPS = 3000            # about two minutes in the page's worker
 CACHE_VERSION = "1"         # bump when run_data()'s content changes shape
 EVERY = 10                  # the worker reports every EVERY steps
 QUICK = 32                  # held-out sequences the worker's progress accuracy uses (the full set at the end)
+FRAMES_FILE = "training-frames.json"  # the checkpoint frames the page does not carry (boot.js fetches it)
 
 
 # --- tokens as letters ----------------------------------------------------------------
@@ -120,6 +125,7 @@ def _compute(seed, count):
 
 def _cache_path(seed, count):
     """.cache/training-<hash>.json, the hash over mha.training's source: a changed module retrains."""
+    import hashlib  # build time only: importing it costs the page's start about 10 ms in Pyodide
     root = Path(__file__).resolve().parents[2]
     source = root / "py" / "mha" / "training"
     if not source.is_dir():
@@ -147,11 +153,14 @@ def run_data(seed=SEED, count=COUNT):
 
 
 def files():
-    """{file name: text} for build.py to write into dist/: training.json, fetched by training/glue.py."""
+    """{file name: text} for build.py to write into dist/: training.json, fetched by training/glue.py
+    once the section comes near; training-frames.json, every frame the page leaves out (a JSON list
+    of trees, each hidden, with its data-frame index), fetched and drawn by boot.js."""
     data = run_data()
     public = {**data, "checkpoints": [{k: c[k] for k in ("step", "params", "scores", "ablated")}
                                       for c in data["checkpoints"]]}
-    return {"training.json": json.dumps(public, separators=(",", ":"))}
+    return {"training.json": json.dumps(public, separators=(",", ":")),
+            FRAMES_FILE: dom.to_json(other_frames(*_default()))}
 
 
 def checkpoint_weights(checkpoint, tokens):
@@ -255,15 +264,15 @@ def step_text(step, steps):
 def slider(data, chosen):
     """The labelled range input over the checkpoints, and the step it stands for."""
     points = data["checkpoints"]
+    labels = [step_text(c["step"], data["steps"]) for c in points]  # boot.js names a frame not drawn yet
     return [["label", {"for": "train-step", "class": "control"}, "Checkpoint"],
             ["input", {"type": "range", "id": "train-step", "min": 0, "max": len(points) - 1, "step": 1,
-                       "value": chosen, "aria-valuetext": step_text(points[chosen]["step"], data["steps"])}],
-            ["output", {"id": "train-step-text", "for": "train-step"},
-             step_text(points[chosen]["step"], data["steps"])]]
+                       "value": chosen, "aria-valuetext": labels[chosen], "data-labels": "|".join(labels)}],
+            ["output", {"id": "train-step-text", "for": "train-step"}, labels[chosen]]]
 
 
 def frames(data, chosen):
-    """Every checkpoint's frame, all hidden but the chosen one (boot.js and the glue switch them)."""
+    """Every checkpoint's frame, all hidden but the chosen one (boot.js switches them)."""
     tokens = parse_sequence(SAMPLE)
     out = []
     for i, c in enumerate(data["checkpoints"]):
@@ -271,6 +280,16 @@ def frames(data, chosen):
                          checkpoint_weights(c, tokens), tokens, hidden=i != chosen, **{"data-frame": i,
                          "data-label": step_text(c["step"], data["steps"])}))
     return out
+
+
+def shown_frame(data, chosen):
+    """fig-train-frames' children in the page: the chosen checkpoint's frame alone."""
+    return [frames(data, chosen)[chosen]]
+
+
+def other_frames(data, chosen):
+    """Every other checkpoint's frame, hidden, in checkpoint order: training-frames.json."""
+    return [f for i, f in enumerate(frames(data, chosen)) if i != chosen]
 
 
 def probe(params, tokens, model_name):
@@ -337,7 +356,7 @@ def _build_slider(state, view, before):
 
 
 def _build_frames(state, view, before):
-    return frames(*_default())
+    return shown_frame(*_default())
 
 
 def _build_probe(state, view, before):

@@ -2,9 +2,14 @@
 
 Browser-only (PyScript, through the objects page/main.py hands to setup()); every state change is a
 pure transition in training/state.py and every tree comes from figures/training.py, so this module
-only reads fields, calls those and draws. Before Python has loaded, boot.js already switches the
-pre-rendered checkpoint frames when the slider moves; from setup() on, the probe and the scores
-follow it too.
+only reads fields, calls those and draws. boot.js switches the checkpoint frames when the slider
+moves, with or without Python; once load() has run, the probe and the scores follow it too.
+
+load() fetches and parses training.json, a few hundred milliseconds of the page's one thread, so
+setup() does not start it: it waits until the section comes within a viewport height of the screen
+(an IntersectionObserver), or until the reader's first focus, pointer press or input inside the
+section, whichever comes first. Until then the buttons stay disabled; while it runs the status
+line says so.
 
 Training runs in a Python of its own (worker.mjs?module=training.worker): each Train starts a fresh
 one, and Stop and Reset terminate it.
@@ -24,11 +29,15 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 
 WORKER_URL = "./worker.mjs?module=training.worker"
 DATA_URL = "./training.json"  # figures.training.files(), written by build.py
+NEAR = "100% 0px"             # the observer's rootMargin: load once the section is a viewport height away
+WAKE_EVENTS = ("focusin", "pointerdown", "input")  # the reader reached the section before the observer said so
+LOADING = "Loading the build-time run\u2026"
 
 STATE = train_state.default_state()
 _data = {"run": None}    # the build-time run, once training.json has arrived
 _worker = {"js": None, "ready": False, "pending": None, "running": False, "step": 0, "seed": 0, "proxies": None}
 _errors = {}
+_wake = {"observer": None, "listener": None}  # what setup() left watching for the section; dropped by wake()
 
 
 # --- drawing ---------------------------------------------------------------------------
@@ -66,6 +75,7 @@ def set_running(running):
     mine = running or STATE["source"] == "trained"
     element("train-step").disabled = mine
     element("fig-train-slider").hidden = mine  # the reader's run has no checkpoints to scrub
+    element("train-frames-error").hidden = mine
     element("fig-train-frames").hidden = mine
     element("train-live").hidden = not mine
 
@@ -240,18 +250,24 @@ def on_click(event):
 # --- start ------------------------------------------------------------------------------------
 
 async def load():
-    """Fetch the build-time run, then wake the section up from what the reader set while Python loaded."""
-    response = await browser.window.fetch(DATA_URL)
-    if not response.ok:
-        say("train-status", f"The build-time checkpoints could not be loaded ({response.status}): reload the page.")
+    """Fetch the build-time run, then wake the section up from what the reader set before it arrived."""
+    say("train-status", LOADING)
+    try:
+        response = await browser.window.fetch(DATA_URL)
+        if not response.ok:
+            raise OSError(f"the server answered {response.status}")
+        _data["run"] = json.loads(await response.text())
+    except Exception as error:  # a JS network error arrives as a JsException
+        reason = str(error).strip().splitlines()[-1][:120] if str(error).strip() else type(error).__name__
+        say("train-status", f"The build-time checkpoints could not be loaded ({reason}): reload the page.")
         return
-    _data["run"] = json.loads(await response.text())
     count = len(_data["run"]["checkpoints"])
     STATE.update(train_state.with_checkpoint(STATE, int(element("train-step").value), count))
     try:
         STATE.update(train_state.with_sequence(STATE, element("probe-sequence").value))
     except ValueError as error:
         say("probe-error", str(error))
+    on_seed(None)  # what the reader typed into the seed and steps fields before the section woke
     names = fig.head_names(_data["run"]["checkpoints"][0]["params"])
     draw("fig-train-switches", fig.switches(names, STATE["off"], enabled=True))
     section = element("trained")
@@ -261,14 +277,47 @@ async def load():
         button.disabled = False
     set_running(False)
     draw_model()
+    say("train-status", "")
     browser.document.body.dataset.training = "ready"
 
 
+def wake():
+    """Start load(), once: the section is near or the reader is in it. The watchers are dropped."""
+    if _data.get("task") is not None:
+        return
+    _data["task"] = asyncio.ensure_future(load())
+    if _wake["observer"] is not None:
+        _wake["observer"].disconnect()
+    if _wake["listener"] is not None:
+        section = element("trained")
+        for kind in WAKE_EVENTS:
+            section.removeEventListener(kind, _wake["listener"])
+    _wake.update(observer=None, listener=None)
+
+
+def on_near(entries, *observer):
+    """The IntersectionObserver's callback: it reports once at observe(), then at each crossing."""
+    if any(entry.isIntersecting for entry in entries):
+        wake()
+
+
+def watch():
+    """Wake the section when it comes within a viewport height (NEAR) or is touched, whichever is first."""
+    section = element("trained")
+    observer = browser.window.IntersectionObserver.new(browser.create_proxy(on_near), js_object({"rootMargin": NEAR}))
+    listener = browser.create_proxy(lambda event: wake())
+    _wake.update(observer=observer, listener=listener)
+    for kind in WAKE_EVENTS:
+        section.addEventListener(kind, listener)
+    observer.observe(section)
+
+
 def setup(page_browser):
-    """Called once by page/main.py: the worker's message handlers, then load() in the background.
+    """Called once by page/main.py: the worker's message handlers, then watch() for the section.
 
     page_browser: document, window, create_proxy and to_js, from page/main.py.
     """
     vars(browser).update(vars(page_browser))
     _worker["proxies"] = (browser.create_proxy(on_message), browser.create_proxy(on_error))
-    _data["task"] = asyncio.ensure_future(load())
+    _data["task"] = None
+    watch()

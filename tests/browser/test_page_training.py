@@ -2,7 +2,9 @@
 
 Expected numbers are mha.training's own, computed here in CPython from the same build-time run
 (figures.training.run_data(), cached) that the page was built with. One page load is shared by
-the tests of this module; the scrub-before-Python test holds the runtime back on a page of its own.
+the tests of this module (scrolled to the section: it loads its data only when near); the tests of
+start-up (scrubbing without Python, the frames and the run fetched only when the section comes
+near, a failed fetch) open pages of their own.
 Training in the page runs short (a few dozen steps): the point is the page's wiring, and the
 package's tests check what a full run learns.
 """
@@ -14,7 +16,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha.training as training
-from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, expect_tables, field, open_page
+from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, expect_tables, field, open_page, wait_cells_ready, wait_ready
 from figures import training as fig
 
 TRAIN_TIMEOUT_MS = 240_000  # a short run, plus a fresh Pyodide in a worker, on a loaded 2-core box
@@ -26,9 +28,15 @@ def run():
     return fig.run_data()
 
 
+DATA = "**/training.json"            # the build-time run, for the page's Python (training/glue.py)
+FRAMES = f"**/{fig.FRAMES_FILE}"      # the checkpoint frames the page does not carry (boot.js)
+LAST = fig.COUNT - 1
+
+
 @pytest.fixture(scope="module")
 def section(browser, site_url):
     page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
+    page.locator("#trained").scroll_into_view_if_needed()  # the section loads its run once it is near
     expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
     yield page
     page.context.close()
@@ -60,26 +68,164 @@ def shown_frame(page):
     return page.locator("#fig-train-frames [data-frame]:not([hidden])")
 
 
-# --- before Python ----------------------------------------------------------------------
+def summary(run, index):
+    c = run["checkpoints"][index]
+    return (f"Step {c['step']} of {run['steps']}: batch loss {run['losses'][c['step'] - 1]:.3f}, "
+            f"held-out accuracy {fig.percent(c['ablated'][0])}")
 
-def test_the_slider_scrubs_the_pre_rendered_checkpoints_before_python_loads(page, site_url, hold, run):
-    held = hold(page, WASM)
+
+def label(run, index):
+    return f"step {run['checkpoints'][index]['step']} of {run['steps']}"
+
+
+def expect_frame(page, run, index):
+    """Checkpoint index is the one frame shown, with its summary; the slider and its readout name it."""
+    expect(shown_frame(page)).to_have_count(1)
+    expect(shown_frame(page)).to_have_attribute("data-frame", str(index))
+    expect(shown_frame(page).locator(".train-summary")).to_have_text(summary(run, index))
+    expect(page.locator("#train-step-text")).to_have_text(label(run, index))
+    expect(page.locator("#train-step")).to_have_attribute("aria-valuetext", label(run, index))
+    expect(page.locator("#train-step")).to_have_value(str(index))
+    expect(page.locator("#fig-train-frames")).not_to_have_attribute("aria-busy", "true")
+
+
+class Requests:
+    """The URLs a page asked for whose path ends with a name."""
+
+    def __init__(self, page):
+        self.urls = []
+        page.on("request", lambda request: self.urls.append(request.url))
+
+    def of(self, name):
+        return [u for u in self.urls if u.split("?")[0].endswith("/" + name)]
+
+
+# --- before Python, and without it ----------------------------------------------------------
+
+@pytest.mark.expected_console(r"Failed to load resource", r"Failed to fetch", r"wasm instantiation failed")
+def test_without_python_the_slider_shows_every_checkpoints_frame(page, site_url, run):
+    """The runtime's wasm refused: the page fails to start Python, and the slider still scrubs all 20
+    checkpoints, the 19 the page does not carry fetched when the slider is first touched."""
+    page.route(WASM, lambda route: route.abort())
+    requests = Requests(page)
     page.goto(site_url)
+    expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
+    expect(page.locator("#fig-train-frames [data-frame]")).to_have_count(1)  # only the chosen one in the page
+    expect_frame(page, run, LAST)
     slider = page.get_by_role("slider", name="Checkpoint")
-    expect(shown_frame(page)).to_have_attribute("data-frame", str(fig.COUNT - 1))
     slider.focus()
     page.keyboard.press("Home")
+    expect_frame(page, run, 0)
+    for index in range(1, fig.COUNT):
+        page.keyboard.press("ArrowRight")
+        expect_frame(page, run, index)
+    page.keyboard.press("PageDown")
+    page.keyboard.press("End")
+    expect_frame(page, run, LAST)
+    expect(page.locator("#fig-train-frames [data-frame]")).to_have_count(fig.COUNT)
+    assert len(requests.of(fig.FRAMES_FILE)) == 1 and not requests.of("training.json")
+    expect(page.locator("#train-frames-error")).to_be_hidden()
+
+
+def test_a_slider_moved_before_the_frames_arrive_shows_its_frame_when_they_do(page, site_url, hold, run):
+    held_python, held_frames = hold(page, WASM), hold(page, FRAMES)
+    page.goto(site_url)
+    slider = page.get_by_role("slider", name="Checkpoint")
+    slider.focus()  # the first touch asks for the frames (held here)
+    page.keyboard.press("Home")
     page.keyboard.press("ArrowRight")
-    c = run["checkpoints"][1]
-    expect(shown_frame(page)).to_have_attribute("data-frame", "1")
-    expect(shown_frame(page).locator(".train-summary")).to_contain_text(
-        f"Step {c['step']} of {run['steps']}: batch loss {run['losses'][c['step'] - 1]:.3f}, "
-        f"held-out accuracy {fig.percent(c['ablated'][0])}")
-    expect(page.locator("#train-step-text")).to_have_text(f"step {c['step']} of {run['steps']}")
-    expect(slider).to_have_attribute("aria-valuetext", f"step {c['step']} of {run['steps']}")
-    expect(page.locator("#fig-train-frames [data-frame]:not([hidden])")).to_have_count(1)
+    # The step is named at once; the frame shown is still the last one, dimmed, until the chosen one is here.
+    expect(page.locator("#train-step-text")).to_have_text(label(run, 1))
+    expect(slider).to_have_attribute("aria-valuetext", label(run, 1))
+    expect(page.locator("#fig-train-frames")).to_have_attribute("aria-busy", "true")
+    expect(shown_frame(page)).to_have_attribute("data-frame", str(LAST))
+    held_frames.release()
+    expect_frame(page, run, 1)
+    expect(page.locator("#fig-train-frames [data-frame]")).to_have_count(fig.COUNT)
+    frame_order = page.locator("#fig-train-frames [data-frame]").evaluate_all("fs => fs.map(f => f.dataset.frame)")
+    assert frame_order == [str(i) for i in range(fig.COUNT)]
     expect(page.locator("body")).to_have_attribute("data-python", "loading")
+    held_python.release()
+
+
+@pytest.mark.expected_console(r"Failed to load resource: the server responded with a status of 404")
+def test_a_failed_frames_fetch_keeps_the_frame_shown_and_says_so(page, site_url, run):
+    page.route(FRAMES, lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(site_url)
+    wait_ready(page)
+    slider = page.get_by_role("slider", name="Checkpoint")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    error = page.locator("#train-frames-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text(f"The other checkpoints could not be loaded (the server answered 404), so the "
+                               f"slider stays at {label(run, LAST)}. Move it to try again, or reload the page.")
+    expect(error).to_have_attribute("role", "alert")
+    expect_frame(page, run, LAST)  # the slider went back to the frame it shows
+    expect(page.locator("#fig-train-frames [data-frame]")).to_have_count(1)
+    # The glue's probe followed the slider back (once the section's run is in).
+    expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
+    expect(page.locator("#fig-probe caption")).to_contain_text(fig.checkpoint_name(run, LAST))
+    # A later move tries again: the file is back, so the frames arrive and the message goes.
+    page.unroute(FRAMES)
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    expect_frame(page, run, LAST - 1)
+    expect(error).to_be_hidden()
+    expect(page.locator("#fig-probe caption")).to_contain_text(fig.checkpoint_name(run, LAST - 1))
+
+
+# --- loading only when near -----------------------------------------------------------------
+
+def scroll_to_section(page, viewports_above):
+    """Scroll so that the section's top is viewports_above viewport heights below the screen's top."""
+    page.evaluate("(n) => window.scrollTo(0, document.getElementById('trained').getBoundingClientRect().top"
+                  " + window.scrollY - n * window.innerHeight)", viewports_above)
+
+
+def test_the_run_and_the_frames_are_fetched_only_when_the_section_comes_near(page, site_url, hold, run):
+    """Start-up (the page's Python, then the cells' worker) fetches neither; scrolled to within a viewport
+    height of the section, the glue fetches training.json (held here: the status says it is loading), then
+    the section is ready; the frames arrive when the slider's panel is near."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    requests = Requests(page)
+    held = hold(page, DATA)
+    page.goto(site_url)
+    wait_ready(page)
+    wait_cells_ready(page)  # seconds after the page's Python was ready: time enough for a fetch at start-up
+    status, train = page.locator("#train-status"), page.locator("#train-start")
+    scroll_to_section(page, 3)  # two viewport heights below the screen's bottom: not near yet
+    page.wait_for_timeout(500)
+    assert not requests.of("training.json") and not requests.of(fig.FRAMES_FILE), requests.urls
+    expect(status).to_be_empty()  # nothing claimed while nothing loads
+    expect(train).to_be_disabled()
+    expect(page.locator("body")).not_to_have_attribute("data-training", "ready")
+    scroll_to_section(page, 1.5)  # half a viewport below the bottom: within the observer's margin
+    expect(status).to_have_text("Loading the build-time run\u2026")
+    expect(train).to_be_disabled()
     held.release()
+    expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
+    expect(status).to_be_empty()
+    expect(train).to_be_enabled()
+    assert len(requests.of("training.json")) == 1
+    page.locator("#fig-train-frames").scroll_into_view_if_needed()
+    expect(page.locator("#fig-train-frames [data-frame]")).to_have_count(fig.COUNT)
+    assert len(requests.of(fig.FRAMES_FILE)) == 1 and len(requests.of("training.json")) == 1
+    expect_frame(page, run, LAST)
+
+
+def test_a_focus_in_the_section_wakes_it_before_it_is_scrolled_near(page, site_url, run):
+    """The observer has not fired (the page is at its top) when the reader reaches the probe's field by
+    keyboard focus: the section loads its run (focus() scrolls too; either way it is the first)."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    requests = Requests(page)
+    page.goto(site_url)
+    wait_ready(page)
+    assert not requests.of("training.json")
+    page.evaluate("document.getElementById('probe-sequence').focus({preventScroll: true})")
+    expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
+    assert page.evaluate("window.scrollY") == 0
+    assert len(requests.of("training.json")) == 1
 
 
 # --- scrub, probe, switch off ---------------------------------------------------------

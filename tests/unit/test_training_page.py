@@ -184,6 +184,14 @@ def test_the_slider_is_labelled_and_names_its_step(run):
     assert slider[1]["aria-valuetext"] == text(output) == f"step {run['steps']} of {run['steps']}"
 
 
+def test_the_slider_names_every_checkpoints_step_for_frames_not_drawn_yet(run):
+    """boot.js reads the i-th label of data-labels (split at |) when the slider moves to i: 800 steps,
+    20 checkpoints, every 40 steps, so label 1 is "step 80 of 800"; each matches its frame's data-label."""
+    labels = fig.slider(run, 19)[1][1]["data-labels"].split("|")
+    assert len(labels) == fig.COUNT and labels[1] == f"step {2 * run['steps'] // fig.COUNT} of {run['steps']}"
+    assert labels == [f[1]["data-label"] for f in fig.frames(run, 19)]
+
+
 def test_the_probe_shows_predict_and_outlines_the_guesses_the_next_letter_confirms(run, final):
     params = training.params_from_checkpoint(final)
     tokens = fig.parse_sequence("BECAFDBCAFDB")
@@ -230,10 +238,43 @@ def test_the_page_data_is_small_json_that_turns_back_into_params(run):
         training.params_from_checkpoint(run["checkpoints"][5])
 
 
-def test_the_pre_rendered_section_stays_light(run):
-    html = "".join(dom.to_html(n) for n in fig.frames(run, 19))
-    assert len(html) < 160_000
+def test_the_page_carries_only_the_chosen_frame_and_the_json_file_the_others(run):
+    """fig-train-frames' prerender is the last checkpoint's frame, shown; training-frames.json is the other
+    19, hidden, in checkpoint order, as the same trees: together they are frames()."""
+    import figures
+
+    every = fig.frames(run, fig.COUNT - 1)
+    shown = figures.prerender()["fig-train-frames"]
+    assert shown == [every[-1]] and not shown[0][1]["hidden"]
+    others = json.loads(fig.files()[fig.FRAMES_FILE])
+    assert others == json.loads(json.dumps(every[:-1]))  # JSON: the same trees, ints and booleans kept
+    assert [f[1]["data-frame"] for f in others] == list(range(fig.COUNT - 1))
+    assert all(f[1]["hidden"] is True for f in others)
+    for f in others:
+        dom.check(f)
+
+
+def test_the_pre_rendered_frame_and_the_frames_file_stay_light(run):
+    shown = "".join(dom.to_html(n) for n in fig.shown_frame(run, 19))
+    assert len(shown) < 10_000  # was 119 kB with all 20 frames in the page
+    assert len(fig.files()[fig.FRAMES_FILE]) < 160_000
     assert sum(1 for f in fig.frames(run, 19) for _ in nodes(f)) < 1000  # elements in all 20 frames
+
+
+def test_the_built_page_holds_exactly_one_checkpoint_frame(built_site, run):
+    """dist/index.html: one data-frame element (the last checkpoint's, shown), the step labels on the
+    slider; dist/training-frames.json: the other 19; the section no longer dominates the page."""
+    page = (built_site / "index.html").read_text()
+    assert re.findall(r'<div class="train-frame"[^>]*>', page) == [
+        f'<div class="train-frame" data-frame="{fig.COUNT - 1}" data-label="step {run["steps"]} of {run["steps"]}">']
+    assert page.count("data-frame=") == 1 and page.count('class="train-summary"') == 1
+    assert 'id="train-frames-error" class="error" role="alert"' in page
+    section = page[page.index('<section id="trained"'):]
+    section = section[:section.index("</section>")]
+    assert len(section) < 40_000  # was 137 kB
+    others = json.loads((built_site / fig.FRAMES_FILE).read_text())
+    assert [f[1]["data-frame"] for f in others] == list(range(fig.COUNT - 1))
+    assert (built_site / "training.json").is_file()
 
 
 # --- the worker -------------------------------------------------------------------------------
