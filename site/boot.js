@@ -13,6 +13,7 @@
 //                             Lines of class "attn-line" (the attention pictures, figures/pictures.py)
 //                             mirror the <td>s one for one: the i-th line's stroke-opacity is value[i].
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
+//   window.mhaChangedWhileLoading()  true if a control outside the token grids changed before ready.
 //   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
 //                             after the last call, so typing does not encode the state on every key.
 
@@ -142,6 +143,20 @@ document.addEventListener("pointerover", (event) => choose("pointer", event.targ
 document.addEventListener("pointerout", (event) => { if (!event.relatedTarget) choose("pointer", null); });
 document.addEventListener("focusin", (event) => choose("focus", event.target));
 document.addEventListener("focusout", (event) => choose("focus", event.relatedTarget));
+
+// A picker or switch changed before Python was ready did nothing: main.py then draws the controls again
+// from its state. Only then: the pre-rendered figures already show that state, and drawing them all
+// again costs start-up time. (Token grids are read by main.py instead: mhaGridValues. The questions and
+// the trained model's section are not the figure's.)
+let changedWhileLoading = false;
+for (const kind of ["input", "change"]) {
+  document.addEventListener(kind, (event) => {
+    const target = event.target;
+    if (document.body.dataset.python === "loading" && target instanceof Element && target.closest("main")
+        && !target.closest(".token-grid, #trained, [data-question]")) changedWhileLoading = true;
+  }, true);
+}
+window.mhaChangedWhileLoading = () => changedWhileLoading;
 
 window.mhaGridValues = (id) => {
   const rows = [];

@@ -382,9 +382,10 @@ def start():
         else:
             if typed != STATE["tokens"]:
                 edit("grid-error", lambda s: figure_state.changed(s, tokens=typed))
-        for element_id in ("fig-options", "fig-temperature", "fig-cross"):  # not the text fields: a reader may be typing there
-            draw_figure(element_id, SHOWN["view"])
-        draw_structure(SHOWN["view"])
+        if window.mhaChangedWhileLoading():  # else the pre-rendered controls show this state already
+            for element_id in ("fig-options", "fig-temperature", "fig-cross"):  # not the text fields: a reader may be typing there
+                draw_figure(element_id, SHOWN["view"])
+            draw_structure(SHOWN["view"])
     window.addEventListener("hashchange", create_proxy(lambda event: open_link(str(window.location.hash))))
 
 

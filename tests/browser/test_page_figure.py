@@ -85,6 +85,21 @@ def test_edit_made_while_loading_is_applied_when_ready(page, site_url, hold):
     expect_tables(page, EXERCISE)
 
 
+def test_a_picker_changed_while_loading_shows_the_state_again_when_ready(page, site_url, hold):
+    """A picker moved before Python runs did nothing; once ready it is drawn again from the figure's state,
+    so what it shows and what the tables show agree (2 heads, the worked example)."""
+    wasm = hold(page, WASM)
+    with page.expect_request(WASM):
+        page.goto(site_url)
+    heads = page.locator("select#heads")
+    heads.select_option("1")
+    expect(heads).to_have_value("1")
+    wasm.release()
+    wait_ready(page)
+    expect(page.locator("select#heads")).to_have_value("2")
+    expect_tables(page, WORKED)
+
+
 def test_every_edit_redraws_and_bad_input_is_named(page, site_url):
     """An edit redraws all heads; a bad number shows mha's sentence and keeps the last valid figures."""
     page.goto(site_url)
