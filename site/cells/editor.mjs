@@ -1,25 +1,42 @@
-// The code cells' editor: CodeMirror 6 over each pre-rendered <textarea data-cell-code>.
+// The code cells' editor: CodeMirror 6 over each pre-rendered <textarea data-cell-code>, created
+// lazily, one cell at a time, when it is needed.
 //
-// build.py bundles this file with esbuild into cells/editor.js (minified); index.html loads it
-// as a module script, so the editors come up as soon as the page is parsed, before Python.
-// The textarea stays in the DOM, hidden: it is the cell's code for everyone else.
+// build.py bundles this file with esbuild into cells/editor.js (minified); index.html loads it as an
+// async module in <head>, so it may run before the page is parsed: it then waits for DOMContentLoaded.
+// Creating all six editors at once cost 220-300 ms of main-thread time during page load (measured),
+// time taken from the page's Python, which starts on the same thread. So the top level only sets up
+// an IntersectionObserver and a few listeners (about 1 ms; evaluating the bundle's CodeMirror modules
+// still takes 40-60 ms on the 2-core test machine), and a cell gets its editor
+// - when its textarea comes within one viewport height of the viewport (above or below), one cell
+//   per task, so it is usually there before the reader sees the cell;
+// - at once when the reader focuses the bare textarea (Tab reaches cells far off screen, a label
+//   click) or presses a pointer on it: the focus moves into the editor, the caret and selection where
+//   they were in the textarea (a mouse press: where it pressed);
+// - at once when some code asks for it: dispatch a "cell-editor" event on the textarea.
+// Until then the textarea shows the code; data-editor="lazy" on it says
+// this script is running and its editor is still to come, and cells.css then sets its code where the
+// editor's will be, after a gutter as wide as the line numbers'. The editor's height is the
+// textarea's, so the swap moves no character and nothing below it: line numbers and colours appear.
+// The textarea stays in the DOM, hidden once its editor is up: it is the cell's code for everyone else.
 //
 // The contract with cells/glue.py (and with the reader when this script fails):
 // - Every change in the editor is written to textarea.value at once: glue.py reads .value.
-// - To change the code from outside (Reset), set textarea.value and dispatch an "input"
-//   event on the textarea: the editor then takes the new text.
-// - If this script fails to load or throws, the textarea is never hidden: it stays the
-//   editor, and glue.py's own keys (Ctrl/Shift+Enter, Tab, Esc then Tab) work on it.
+// - To change the code from outside (Reset), set textarea.value and dispatch an "input" event on
+//   the textarea: an editor takes the new text; a textarea without one yet just holds it, and the
+//   editor created later starts from textarea.value.
+// - If this script fails to load or throws, the textarea is never hidden: it stays the editor, and
+//   glue.py's own keys (Ctrl/Shift+Enter, Tab, Esc then Tab) work on it.
 //
 // Keys: Ctrl/Cmd+Enter and Shift+Enter click the cell's Run button (a disabled one does
 // nothing); Tab / Shift+Tab indent / dedent; Esc, then Tab or Shift+Tab, leaves the editor
 // (CodeMirror's tab focus mode, held here until the next other key: no keyboard trap).
 //
 // Colours: no style attribute and no <style> element (the page's CSP has style-src 'self').
-// CodeMirror's structural rules go into one constructed stylesheet adopted by the document;
-// token colours are classes (tok-*) coloured by cells.css, in light and dark.
+// CodeMirror's structural rules go into one constructed stylesheet adopted by the document (when
+// the first editor is created); token colours are classes (tok-*) coloured by cells.css, in light
+// and dark.
 
-import {EditorState, Prec} from "@codemirror/state";
+import {EditorSelection, EditorState, Prec} from "@codemirror/state";
 import {EditorView, keymap, lineNumbers, highlightSpecialChars} from "@codemirror/view";
 import {bracketMatching, indentOnInput, indentUnit, LanguageSupport, syntaxHighlighting} from "@codemirror/language";
 import {defaultKeymap, history, historyKeymap, indentWithTab} from "@codemirror/commands";
@@ -68,7 +85,7 @@ function editorFor(area) {
   const run = runKey(cell);
   const view = new EditorView({
     state: EditorState.create({
-      doc: area.value,
+      doc: area.value,  // the pre-rendered code, or what Reset or the reader left in the textarea
       extensions: [
         Prec.highest(keymap.of([{key: "Mod-Enter", run}, {key: "Shift-Enter", run}])),
         lineNumbers(),
@@ -110,17 +127,115 @@ function editorFor(area) {
   return view;
 }
 
-function start() {
-  if (!("adoptedStyleSheets" in document)) return;  // no CSP-safe way to style it: keep the textareas
-  adoptStylesOnDocument();
-  for (const area of document.querySelectorAll("textarea[data-cell-code]")) {
-    try {
-      editorFor(area);
-    } catch (error) {
-      area.hidden = false;  // this cell keeps its textarea
-      console.warn("code editor not started for", area.id, error);
-    }
+// --- when: each textarea's editor is created on first need -------------------------------------
+
+const CODE = "textarea[data-cell-code]";
+const views = new Map();  // textarea -> its EditorView, or null if creating it failed
+const queue = [];         // textareas near the viewport, waiting for their turn (one per task)
+let observer = null;
+let draining = false;
+
+function open(area) {
+  if (views.has(area)) return views.get(area);
+  observer?.unobserve(area);
+  forget(area);
+  let view = null;
+  try {
+    view = editorFor(area);
+  } catch (error) {
+    area.hidden = false;  // this cell keeps its textarea
+    area.dataset.editor = "none";
+    console.warn("code editor not started for", area.id, error);
+  }
+  views.set(area, view);
+  return view;
+}
+
+function forget(area) {
+  const at = queue.indexOf(area);
+  if (at >= 0) queue.splice(at, 1);
+}
+
+function soon(area) {
+  if (!views.has(area) && !queue.includes(area)) queue.push(area);
+  if (!draining && queue.length) {
+    draining = true;
+    setTimeout(drain, 0);
   }
 }
 
-start();
+function drain() {  // one editor per task: the page's other work (Python, input) gets its turns between them
+  draining = false;
+  const area = queue.shift();
+  if (area) open(area);
+  if (queue.length) soon(queue[0]);
+}
+
+function near(entries) {
+  for (const {target, isIntersecting} of entries) {
+    if (isIntersecting) soon(target);
+    else forget(target);  // scrolled past before its turn: not now
+  }
+}
+
+// The focus (or the press) was on the bare textarea: the editor takes it, with the same selection.
+function takeFocus(area, point) {
+  const {selectionStart, selectionEnd, selectionDirection} = area;
+  const view = open(area);
+  if (!view) return;
+  const length = view.state.doc.length;
+  let anchor = Math.min(selectionStart, length), head = Math.min(selectionEnd, length);
+  if (selectionDirection === "backward") [anchor, head] = [head, anchor];
+  if (point) anchor = head = view.posAtCoords(point, false);
+  view.dispatch({selection: EditorSelection.single(anchor, head)});
+  view.focus();  // without scrolling: the browser scrolled to the textarea, which the editor replaced
+  const box = view.dom.getBoundingClientRect();
+  if (box.bottom < 0 || box.top > window.innerHeight) {  // the textarea was hidden before the browser scrolled
+    view.dispatch({effects: EditorView.scrollIntoView(head, {y: "center"})});
+  }
+}
+
+function onFocus(event) {
+  const area = event.target;
+  if (area.matches?.(CODE) && !views.has(area)) takeFocus(area);
+}
+
+function onPointer(event) {
+  const area = event.target;
+  if (!area.matches?.(CODE) || views.has(area)) return;
+  if (event.pointerType !== "mouse") {  // a touch may start a scroll: no focus; a tap lands on the editor
+    open(area);
+    return;
+  }
+  if (event.button !== 0) return;
+  takeFocus(area, {x: event.clientX, y: event.clientY});
+  // The mouse press that follows must not move the focus (or the selection) elsewhere: the editor has them.
+  area.addEventListener("mousedown", (down) => down.preventDefault(), {once: true});
+}
+
+function onAsked(event) {
+  if (event.target.matches?.(CODE)) open(event.target);
+}
+
+function start() {
+  if (!("adoptedStyleSheets" in document)) return;  // no CSP-safe way to style it: keep the textareas
+  adoptStylesOnDocument();
+  const areas = [...document.querySelectorAll(CODE)];
+  for (const area of areas) area.dataset.editor = "lazy";
+  document.addEventListener("focusin", onFocus, true);
+  document.addEventListener("pointerdown", onPointer, true);
+  document.addEventListener("cell-editor", onAsked, true);
+  if ("IntersectionObserver" in window) {
+    observer = new IntersectionObserver(near, {rootMargin: "100% 0px"});  // a viewport height above and below
+    for (const area of areas) observer.observe(area);
+  } else {
+    for (const area of areas) soon(area);
+  }
+  if (document.activeElement?.matches(CODE)) takeFocus(document.activeElement);  // focused before this script ran
+}
+
+if (document.readyState === "loading") {  // an async module may run before the page is parsed
+  document.addEventListener("DOMContentLoaded", start, {once: true});
+} else {
+  start();
+}

@@ -1,9 +1,9 @@
 """Code cells as dom trees: build.py pre-renders them, cells/glue.py redraws their parts live.
 
 A cell is a labelled <textarea> (the code), a bar with Run and Reset, the
-printed <output> (aria-live) and a <pre> for the error (role="alert"). Once the page
-has loaded, cells/editor.mjs lays a CodeMirror editor over the textarea (hidden, kept
-in sync); without that script the textarea is the editor. Ids follow
+printed <output> (aria-live) and a <pre> for the error (role="alert"). When a cell comes
+near the screen or is focused, cells/editor.mjs lays a CodeMirror editor over the textarea
+(hidden, kept in sync); until then, and without that script, the textarea is the editor. Ids follow
 the cell's kebab name, e.g. two_heads -> #cell-two-heads-code. Pure Python: no
 js, no pyscript, so the HTML a reader sees before Python loads is these trees.
 """
