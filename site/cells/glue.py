@@ -183,7 +183,7 @@ def _cell_of(element):
 def on_click(event):
     """Run, Stop or Reset."""
     button = event.target.closest("button[data-action]")
-    if button is None or button.disabled:
+    if not button or button.disabled:  # closest() gives JS null (falsy, not None) off a button
         return
     name, action = _cell_of(button), button.dataset.action
     if action == "run":

@@ -10,7 +10,10 @@ request leaving the origin.
 The code is edited in CodeMirror (cells/editor.mjs), laid over the pre-rendered
 <textarea>, which stays in the DOM (hidden) and holds the code glue.py runs: the
 tests type into the editor and read the textarea's value. Without the editor's
-script, the textarea is the editor again.
+script, the textarea is the editor again. Each cell's editor is created lazily: when
+the cell nears the viewport, or when the reader focuses or presses on the bare
+textarea; so a test scrolls to a cell or focuses it before it expects the editor,
+as a reader reaches it before reading or typing.
 """
 
 import re
@@ -54,14 +57,45 @@ HOSTILE = {  # cells that must leave the page working, and what their run ends w
 }
 SHOW_EXERCISE = "show([[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]])  # the exercise (conftest.py)\n"
 
+# The lazy editors (cells/editor.mjs). Without an IntersectionObserver's reports, a cell gets its editor only
+# when the reader focuses or presses on its textarea, or when code asks: the tests of those paths use this.
+NO_OBSERVER = "window.IntersectionObserver = class { observe() {} unobserve() {} disconnect() {} };"
+FOCUS_BEFORE = """area => {  // focus what Tab leaves just before the textarea, without scrolling to it
+    const tabbable = [...document.querySelectorAll("a[href], button, input, select, textarea, [tabindex]")]
+        .filter(e => e.tabIndex >= 0 && !e.disabled && e.checkVisibility());
+    tabbable[tabbable.indexOf(area) - 1].focus({preventScroll: true});
+}"""
+POINT_IN_TEXT = """(area, [line, column]) => {  // where a character boundary of the bare textarea is on screen
+    const style = getComputedStyle(area), box = area.getBoundingClientRect();
+    const measure = document.createElement("canvas").getContext("2d");
+    measure.font = style.font;
+    return {x: box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft)
+               + column * measure.measureText("0").width,
+            y: box.top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop)
+               + (line + 0.5) * parseFloat(style.lineHeight)};
+}"""
+SET_CODE = """(area, text) => { area.value = text; area.dispatchEvent(new Event("input")); }"""  # glue.py's way (Reset)
+
 
 def title(name):
     return name.replace("_", " ")
 
 
 def code(page, name):
-    """The cell's editor, by its accessible name: CodeMirror's content (or the textarea, if that is all there is)."""
+    """The cell's editor, by its accessible name: CodeMirror's content, or the textarea while that is all there is
+    (before the cell's editor is created, or without the editor's script). Focusing the textarea creates the editor."""
     return page.get_by_role("textbox", name=f"Python cell: {title(name)}", exact=True)
+
+
+def editor(page, name):
+    """The cell's CodeMirror editor (none until the cell nears the viewport or its textarea is focused)."""
+    return page.locator(f"#cell-{name.replace('_', '-')} .cm-editor")
+
+
+def scroll_to(page, name):
+    """Bring the cell into view as a reader scrolling to it would: its editor comes."""
+    page.locator(f"#cell-{name.replace('_', '-')}").scroll_into_view_if_needed()
+    expect(editor(page, name)).to_be_visible()
 
 
 def source(page, name):
@@ -87,7 +121,8 @@ def replace_code(page, name, text):
 
 
 def shown_code(page, name):
-    """The text the editor shows, line by line (every line of a cell is drawn: they are short)."""
+    """The text the editor shows, line by line (every line of a cell is drawn: they are short), scrolled to."""
+    scroll_to(page, name)
     return code(page, name).evaluate("node => [...node.querySelectorAll('.cm-line')].map(l => l.textContent).join('\\n')")
 
 
@@ -233,6 +268,19 @@ def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url,
     expect(output(page, "two_heads")).to_contain_text(HEAD_1[1])
 
 
+def test_clicks_in_a_cell_off_its_buttons_do_nothing_once_python_is_ready(page, site_url):
+    """A click in the code, on the label or on the keys note is not a button: nothing happens (the cell's
+    click handler once raised there, on JS null, and the page guard fails on that console error)."""
+    page.goto(site_url)
+    wait_cells_ready(page)
+    scroll_to(page, "two_heads")
+    cell = page.locator("#cell-two-heads")
+    for part in (editor(page, "two_heads").locator(".cm-content"), cell.locator(".cell-title"), cell.locator(".cell-keys")):
+        part.click()
+    expect(status(page, "two_heads")).not_to_contain_text("Running")
+    expect(output(page, "two_heads")).to_be_empty()
+
+
 def test_keys_tab_indents_escape_then_tab_leaves(page, site_url):
     """Tab / Shift+Tab indent and dedent; after Esc they move focus out and back: no keyboard trap."""
     page.goto(site_url)
@@ -276,7 +324,7 @@ def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, 
     matching the cursor's, and the next line indented after a colon; the textarea follows every edit."""
     page.goto(site_url)
     cell = page.locator("#cell-two-heads")
-    expect(cell.locator(".cm-editor")).to_be_visible()
+    scroll_to(page, "two_heads")
     expect(source(page, "two_heads")).to_be_hidden()  # still there, for glue.py and Reset
     original = (CELLS / "two_heads.py").read_text()
     expect(cell.locator(".tok-keyword").first).to_have_text("import")
@@ -302,6 +350,91 @@ def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, 
     editor.press_sequentially("x = [1, (2")
     expect(cell.locator(".cm-matchingBracket")).to_have_count(0)
     expect(source(page, "two_heads")).to_have_value("for h in range(2):\n    print(h)\nx = [1, (2")
+
+
+def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
+    """Creating every editor at load slowed Python's start: through the whole start-up no cell has one, and far
+    below the fold the textarea is the code, readable. Scrolled within a viewport height of a cell, its editor is
+    there before the cell shows; a cell still far away stays bare until the reader scrolls to it."""
+    page.goto(site_url)
+    area = source(page, "kv_cache")
+    expect(area).to_have_attribute("data-editor", "lazy")  # editor.mjs has run: each cell waits for its editor
+    wait_ready(page)
+    expect(page.locator(".cm-editor")).to_have_count(0)
+    expect(area).to_be_visible()
+    expect(area).to_have_value((CELLS / "kv_cache.py").read_text())
+
+    below = page.locator("#cell-two-heads").evaluate("cell => cell.getBoundingClientRect().top + scrollY")
+    page.evaluate("top => scrollTo(0, top - 1.5 * innerHeight)", below)  # the cell half a viewport below the fold
+    expect(editor(page, "two_heads")).to_have_count(1)
+    expect(page.locator("#cell-two-heads")).not_to_be_in_viewport()
+    expect(editor(page, "kv_cache")).to_have_count(0)
+    expect(area).to_have_attribute("data-editor", "lazy")
+
+    area.scroll_into_view_if_needed()
+    expect(editor(page, "kv_cache")).to_be_visible()
+    expect(area).to_be_hidden()
+    assert shown_code(page, "kv_cache") == (CELLS / "kv_cache.py").read_text()
+
+    training = source(page, "training")  # far from both: code that needs its editor asks for it
+    expect(editor(page, "training")).to_have_count(0)
+    assert training.evaluate("area => { area.dispatchEvent(new Event('cell-editor'));"
+                             " return area.hidden && !!area.parentNode.querySelector('.cm-editor'); }")
+
+
+def test_tab_or_a_click_on_a_bare_textarea_lands_in_its_editor_with_the_caret(page, site_url, hold):
+    """Tab reaches a cell far off screen before its editor exists: the editor comes, in view, focused, with the
+    textarea's selection (typing replaces it). A click on a bare textarea puts the caret where it pressed (the
+    bare textarea's code sits where the editor's will). Neither needs Python: the click comes before it starts."""
+    page.goto(site_url)
+    original = (CELLS / "kv_cache.py").read_text()
+    area = source(page, "kv_cache")
+    expect(area).to_have_attribute("data-editor", "lazy")
+    area.evaluate("area => area.setSelectionRange(5, 12)")  # the textarea's selection: " KV cac"
+    area.evaluate(FOCUS_BEFORE)
+    expect(area).not_to_be_in_viewport()
+    page.keyboard.press("Tab")
+    expect(page.locator("#cell-kv-cache .cm-content")).to_be_focused()
+    expect(area).to_be_hidden()
+    expect(editor(page, "kv_cache")).to_be_in_viewport()
+    page.keyboard.type("X")
+    expect(area).to_have_value(original[:5] + "X" + original[12:])
+
+    page.add_init_script(NO_OBSERVER)  # the cells stay bare until pressed on, wherever the page scrolls
+    hold(page, WASM)
+    page.goto(site_url)
+    area = source(page, "causal_mask")
+    expect(area).to_have_attribute("data-editor", "lazy")
+    area.scroll_into_view_if_needed()
+    expect(area).to_be_visible()
+    expect(editor(page, "causal_mask")).to_have_count(0)
+    point = area.evaluate(POINT_IN_TEXT, [1, 6.3])  # line 2, between its 6th and 7th characters
+    page.mouse.click(point["x"], point["y"])
+    expect(page.locator("#cell-causal-mask .cm-content")).to_be_focused()
+    expect(area).to_be_hidden()
+    page.keyboard.type("Y")
+    lines = (CELLS / "causal_mask.py").read_text().split("\n")
+    expect(area).to_have_value("\n".join([lines[0], lines[1][:6] + "Y" + lines[1][6:], *lines[2:]]))
+    expect(page.locator("body")).to_have_attribute("data-python", "loading")
+
+
+def test_reset_before_a_cell_has_its_editor_shows_when_it_comes(page, site_url):
+    """Code set in a bare textarea (glue.py's way: value, then "input") is what its editor shows once the reader
+    scrolls there; so is Reset's original code, pressed before the cell ever had an editor."""
+    page.goto(site_url)
+    wait_ready(page)
+    edited = "print('set before the editor came')\n"
+    source(page, "causal_mask").evaluate(SET_CODE, edited)
+    assert shown_code(page, "causal_mask") == edited
+
+    area = source(page, "kv_cache")
+    area.evaluate(SET_CODE, edited)
+    # Dispatched, not clicked: a click scrolls the button into view, and the cell's editor would come first.
+    page.get_by_role("button", name="Reset cell: kv cache", exact=True).dispatch_event("click")
+    expect(status(page, "kv_cache")).to_have_text("Reset: the original code is back.")
+    expect(area).to_have_value((CELLS / "kv_cache.py").read_text())
+    expect(editor(page, "kv_cache")).to_have_count(0)  # Reset needed no editor
+    assert shown_code(page, "kv_cache") == (CELLS / "kv_cache.py").read_text()
 
 
 @pytest.mark.expected_console(r"Failed to load resource")
@@ -358,9 +491,12 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     wasm = hold(page, WASM)
     with page.expect_request(WASM):
         page.goto(site_url)
-    # Before Python: the code is readable, Run waits with a hint, the privacy note is under each cell.
-    expect(page.locator(".cell .cm-editor")).to_have_count(page.locator("textarea[data-cell-code]").count())
+    # Before Python: the code is readable, Run waits with a hint, the privacy note is under each cell. Far
+    # below the fold the cells still have their bare textareas; one scrolled to has its editor: axe sees both.
+    expect(source(page, "kv_cache")).to_have_attribute("data-editor", "lazy")
     assert shown_code(page, "two_heads") == (CELLS / "two_heads.py").read_text()
+    expect(editor(page, "kv_cache")).to_have_count(0)
+    expect(source(page, "kv_cache")).to_be_visible()
     expect(run_button(page, "two_heads")).to_be_disabled()
     expect(page.locator("#cell-two-heads-keys")).to_have_text(re.compile("^Run works once Python has started"),
                                                               use_inner_text=True)
@@ -373,6 +509,9 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     wait_ready(page)
     run(page, "two_heads")
     run(page, "one_head", NAME_ERROR)
+    for name in page.locator("[data-cell]").evaluate_all("cells => cells.map(c => c.dataset.cell)"):
+        scroll_to(page, name)  # every cell's editor, reached as a reader scrolls down
+    expect(page.locator(".cell .cm-editor")).to_have_count(page.locator("textarea[data-cell-code]").count())
     results = Axe().run(page, context=context)
     assert results.violations_count == 0, results.generate_report()
     page.set_viewport_size({"width": 375, "height": 800})
