@@ -300,6 +300,34 @@ for (const kind of ["focusin", "pointerover", "pointerdown"]) {
   }
 }
 
+// The code cells' editor (cells/editor.js: CodeMirror, about 360 KB) is fetched and run only once a cell
+// comes within a screen's height or the reader focuses or presses one, so none of it competes with
+// Python's start. editor.mjs then makes each cell's editor as it is needed; until then, and if it
+// cannot load, the textarea is the editor.
+{
+  const areas = [...document.querySelectorAll("textarea[data-cell-code]")];
+  let near = null;
+  const loadEditor = () => {
+    if (!areas.length) return;
+    areas.length = 0;
+    near?.disconnect();
+    import("./cells/editor.js").catch((error) => console.warn("the code editor could not load:", error));
+  };
+  for (const kind of ["focusin", "pointerdown"]) {
+    document.addEventListener(kind, (event) => {
+      if (event.target instanceof Element && event.target.matches("textarea[data-cell-code]")) loadEditor();
+    }, true);
+  }
+  if ("IntersectionObserver" in window) {
+    near = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) loadEditor();
+    }, { rootMargin: "100% 0px" });
+    for (const area of areas) near.observe(area);
+  } else {
+    loadEditor();
+  }
+}
+
 // Predict, then check: a question's answer is not in the page; answers.json (written by build.py from
 // figures/questions.py, numbers by mha) is fetched on the first Check. Works before Python has loaded.
 let answers = null;

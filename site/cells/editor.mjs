@@ -1,12 +1,12 @@
 // The code cells' editor: CodeMirror 6 over each pre-rendered <textarea data-cell-code>, created
 // lazily, one cell at a time, when it is needed.
 //
-// build.py bundles this file with esbuild into cells/editor.js (minified); index.html loads it as an
-// async module in <head>, so it may run before the page is parsed: it then waits for DOMContentLoaded.
-// Creating all six editors at once cost 220-300 ms of main-thread time during page load (measured),
-// time taken from the page's Python, which starts on the same thread. So the top level only sets up
-// an IntersectionObserver and a few listeners (about 1 ms; evaluating the bundle's CodeMirror modules
-// still takes 40-60 ms on the 2-core test machine), and a cell gets its editor
+// build.py bundles this file with esbuild into cells/editor.js (minified). boot.js imports it only
+// when a cell first comes near the screen or is focused or pressed: evaluating the bundle's
+// CodeMirror modules takes 40-60 ms on the 2-core test machine, time the page's Python needs while it
+// starts (on the same thread). For the same reason (creating all six editors at once cost 220-300 ms
+// of main-thread time, measured) the top level only sets up an IntersectionObserver and a few
+// listeners (about 1 ms), and a cell gets its editor
 // - when its textarea comes within one viewport height of the viewport (above or below), one cell
 //   per task, so it is usually there before the reader sees the cell;
 // - at once when the reader focuses the bare textarea (Tab reaches cells far off screen, a label

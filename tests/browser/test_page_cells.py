@@ -109,6 +109,7 @@ def replace_code(page, name, text):
     Not locator.fill(): on a contenteditable that is execCommand('insertText'), whose line splitting in
     Chromium writes style attributes the CSP then refuses; no reader's paste or typing does that.
     """
+    scroll_to(page, name)  # as a reader would: the editor comes
     editor = code(page, name)
     editor.focus()
     editor.press("ControlOrMeta+a")
@@ -353,13 +354,16 @@ def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, 
 
 
 def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
-    """Creating every editor at load slowed Python's start: through the whole start-up no cell has one, and far
-    below the fold the textarea is the code, readable. Scrolled within a viewport height of a cell, its editor is
+    """Loading the editor and creating every editor at load slowed Python's start: through the whole start-up
+    editor.js is not even fetched, no cell has an editor, and far below the fold the textarea is the code. Scrolled within a viewport height of a cell, its editor is
     there before the cell shows; a cell still far away stays bare until the reader scrolls to it."""
+    asked = []
+    page.on("request", lambda request: asked.append(request.url) if request.url.endswith("/cells/editor.js") else None)
     page.goto(site_url)
     area = source(page, "kv_cache")
-    expect(area).to_have_attribute("data-editor", "lazy")  # editor.mjs has run: each cell waits for its editor
     wait_ready(page)
+    wait_cells_ready(page)
+    assert not asked  # not even fetched: its code would compete with Python's start
     expect(page.locator(".cm-editor")).to_have_count(0)
     expect(area).to_be_visible()
     expect(area).to_have_value((CELLS / "kv_cache.py").read_text())
@@ -367,6 +371,8 @@ def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
     below = page.locator("#cell-two-heads").evaluate("cell => cell.getBoundingClientRect().top + scrollY")
     page.evaluate("top => scrollTo(0, top - 1.5 * innerHeight)", below)  # the cell half a viewport below the fold
     expect(editor(page, "two_heads")).to_have_count(1)
+    assert len(asked) == 1
+    expect(area).to_have_attribute("data-editor", "lazy")  # editor.mjs is running: each cell waits for its editor
     expect(page.locator("#cell-two-heads")).not_to_be_in_viewport()
     expect(editor(page, "kv_cache")).to_have_count(0)
     expect(area).to_have_attribute("data-editor", "lazy")
@@ -389,7 +395,6 @@ def test_tab_or_a_click_on_a_bare_textarea_lands_in_its_editor_with_the_caret(pa
     page.goto(site_url)
     original = (CELLS / "kv_cache.py").read_text()
     area = source(page, "kv_cache")
-    expect(area).to_have_attribute("data-editor", "lazy")
     area.evaluate("area => area.setSelectionRange(5, 12)")  # the textarea's selection: " KV cac"
     area.evaluate(FOCUS_BEFORE)
     expect(area).not_to_be_in_viewport()
@@ -404,7 +409,6 @@ def test_tab_or_a_click_on_a_bare_textarea_lands_in_its_editor_with_the_caret(pa
     hold(page, WASM)
     page.goto(site_url)
     area = source(page, "causal_mask")
-    expect(area).to_have_attribute("data-editor", "lazy")
     area.scroll_into_view_if_needed()
     expect(area).to_be_visible()
     expect(editor(page, "causal_mask")).to_have_count(0)
@@ -493,8 +497,8 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
         page.goto(site_url)
     # Before Python: the code is readable, Run waits with a hint, the privacy note is under each cell. Far
     # below the fold the cells still have their bare textareas; one scrolled to has its editor: axe sees both.
-    expect(source(page, "kv_cache")).to_have_attribute("data-editor", "lazy")
     assert shown_code(page, "two_heads") == (CELLS / "two_heads.py").read_text()
+    expect(source(page, "kv_cache")).to_have_attribute("data-editor", "lazy")
     expect(editor(page, "kv_cache")).to_have_count(0)
     expect(source(page, "kv_cache")).to_be_visible()
     expect(run_button(page, "two_heads")).to_be_disabled()

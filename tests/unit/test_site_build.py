@@ -169,15 +169,16 @@ def test_the_cells_editor_is_one_minified_bundle(built_site, tmp_path):
 def test_the_page_starts_python_first_and_loads_the_rest_without_waiting(built_site):
     """<head>'s scripts: interpreter.mjs first (Pyodide starts while the page is parsed), boot.js deferred
     (it needs the parsed page), the page's Python script before PyScript's core (so an async core finds
-    it and its config), then the core and the editor as async modules: neither waits for the other."""
+    it and its config), then the core as an async module. The editor is not among them: boot.js imports
+    it when a cell comes near."""
     page = (built_site / "index.html").read_text()
     head = page[:page.index("</head>")]
     scripts = re.findall(r"<script ([^>]*)></script>", head)
     assert scripts == ['type="module" async src="./interpreter.mjs"', 'type="module" src="./boot.js"',
                        'type="py" src="./page/main.py" config="./pyscript.json"',
-                       'type="module" async src="./pyscript/core.js"',
-                       f'type="module" async src="./{build.EDITOR[1]}"']
+                       'type="module" async src="./pyscript/core.js"']
     assert "<script" not in page[page.index("</head>"):]
+    assert f'import("./{build.EDITOR[1]}")' in (built_site / "boot.js").read_text()
 
 
 def test_lock_carries_the_shipped_micropip_hash(built_site):
