@@ -256,7 +256,7 @@ def moved_summary(result, wide, previous):
 
 def slot_legend(result):
     """<p> naming the slots each head reads (result.head_slots), each in its head's colour."""
-    items = [["span", classes("legend-item", band_class(h)), f"head {h} reads {slot_range(start, stop)}"]
+    items = [["span", classes("legend-item", band_class(h)), f"head {h}: {slot_range(start, stop)}"]
              for h, (start, stop) in enumerate(result.head_slots)]
     return ["p", {"class": "slot-legend"}, *joined(items, "; ")]
 

@@ -141,7 +141,7 @@ KV_FIELDS = (  # (id, label, ModelShape field or None)
     ("kv-layers", "layers", "layers"),
     ("kv-query-heads", "query heads", "heads"),
     ("kv-kv-heads", "key/value heads", "kv_heads"),
-    ("kv-head-width", "head width", "head_width"),
+    ("kv-head-width", "width per head", "head_width"),
     ("kv-seq-len", "sequence length (tokens)", None),
     ("kv-batch", "conversations at once (batch)", None),
     ("kv-bytes", "bytes per number", None),

@@ -29,8 +29,8 @@ const HEAD_1 = [["0.6698", "0.3302"], ["0.3302", "0.6698"]];
 const FLAT = [["0.5000", "0.5000"], ["0.5000", "0.5000"]]; // head 1 after section 4's edit
 // site/cells/two_heads.py run by CPython (PYTHONPATH=py): what the Run button must print.
 const TWO_HEADS_PRINTS = [
-  "head 0 reads slots 0-1:", "[0.5177, 0.4823]", "[0.5141, 0.4859]",
-  "head 1 reads slots 2-3:", "[0.6698, 0.3302]", "[0.3302, 0.6698]",
+  "head 0 (slots 0-1):", "[0.5177, 0.4823]", "[0.5141, 0.4859]",
+  "head 1 (slots 2-3):", "[0.6698, 0.3302]", "[0.3302, 0.6698]",
 ];
 
 class CheckFailed extends Error {}

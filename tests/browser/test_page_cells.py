@@ -34,7 +34,7 @@ HEAD_0 = ["[0.5177, 0.4823]", "[0.5141, 0.4859]"]
 HEAD_1 = ["[0.6698, 0.3302]", "[0.3302, 0.6698]"]
 ONE_HEAD = ["[0.6341, 0.3659]", "[0.3870, 0.6130]"]
 EXPECTED_ROWS = {  # cell -> {title line: the rows printed under it}
-    "two_heads": {"head 0 reads slots 0-1:": HEAD_0, "head 1 reads slots 2-3:": HEAD_1},
+    "two_heads": {"head 0 (slots 0-1):": HEAD_0, "head 1 (slots 2-3):": HEAD_1},
     "one_head": {"head 0:": HEAD_0, "head 1:": HEAD_1, "one head over all 4 slots:": ONE_HEAD},
     # Token 0 sees only itself; token 1 sees tokens 0-1, so its row is section 3's with a 0 appended.
     "causal_mask": {"head 0:": ["[1.0000, 0.0000, 0.0000]", "[0.5141, 0.4859, 0.0000]"],

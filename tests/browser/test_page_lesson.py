@@ -53,7 +53,7 @@ def test_section_3_every_number_and_full_values(reader):
     grid = reader.get_by_role("table", name="tokens", exact=True)
     expect(grid.locator("thead th")).to_have_text(
         ["token", "slot 0head 0", "slot 1head 0", "slot 2head 1", "slot 3head 1"])
-    expect(reader.locator("#fig-slot-legend")).to_have_text("head 0 reads slots 0-1; head 1 reads slots 2-3")
+    expect(reader.locator("#fig-slot-legend")).to_have_text("head 0: slots 0-1; head 1: slots 2-3")
 
 
 def test_the_first_edit_after_loading_is_marked(browser, site_url):
@@ -112,7 +112,7 @@ def test_width_and_heads_pickers_offer_divisors_and_redraw_every_head(reader):
     reader.locator("#heads").select_option("4")
     expect(reader.locator("#heads")).to_be_focused()
     expect(reader.locator("#fig-slot-legend")).to_have_text(
-        "head 0 reads slots 0-1; head 1 reads slots 2-3; head 2 reads slots 4-5; head 3 reads slots 6-7")
+        "head 0: slots 0-1; head 1: slots 2-3; head 2: slots 4-5; head 3: slots 6-7")
     tokens = [row + [0.0] * 4 for row in mha.LESSON_TOKENS]
     result, wide = lesson_weights(tokens, 4)
     for h in range(4):
@@ -312,7 +312,7 @@ def test_heatmaps_are_real_tables_and_colour_is_not_alone(reader):
     expect(table.locator("th[scope=row]")).to_have_count(2)
     expect(table.locator("caption")).to_have_count(1)
     legend = reader.locator(".legend-item")
-    expect(legend).to_have_text(["head 0 reads slots 0-1", "head 1 reads slots 2-3"])
+    expect(legend).to_have_text(["head 0: slots 0-1", "head 1: slots 2-3"])
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -67,8 +67,8 @@ def test_every_cell_runs_without_error(path):
 
 def test_two_heads_prints_section_3_with_nothing_but_math():
     lines, _ = run("two_heads")
-    assert rows_after(lines, "head 0 reads slots 0-1:") == HEAD_0
-    assert rows_after(lines, "head 1 reads slots 2-3:") == HEAD_1
+    assert rows_after(lines, "head 0 (slots 0-1):") == HEAD_0
+    assert rows_after(lines, "head 1 (slots 2-3):") == HEAD_1
     tree = ast.parse((CELLS / "two_heads.py").read_text())
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                 for alias in node.names}
@@ -79,8 +79,8 @@ def test_two_heads_edited_as_in_section_4_moves_head_1_only():
     source = (CELLS / "two_heads.py").read_text().replace("[0.9, 0.1, 1.0, 0.0],", "[0.9, 0.1, 0.0, 1.0],", 1)
     out, error = run_cell(source)
     lines = out.splitlines()
-    assert rows_after(lines, "head 0 reads slots 0-1:") == HEAD_0
-    assert rows_after(lines, "head 1 reads slots 2-3:") == ["[0.5000, 0.5000]", "[0.5000, 0.5000]"]
+    assert rows_after(lines, "head 0 (slots 0-1):") == HEAD_0
+    assert rows_after(lines, "head 1 (slots 2-3):") == ["[0.5000, 0.5000]", "[0.5000, 0.5000]"]
 
 
 def test_one_head_prints_the_fat_head_and_shows_the_tokens():

@@ -169,8 +169,8 @@ def test_entropy_readout_uses_mha():
 def test_slot_legend_names_each_heads_slots():
     result, _ = compute([[0.0] * 8], 4)
     legend = lf.slot_legend(result)
-    assert text(legend) == ("head 0 reads slots 0-1; head 1 reads slots 2-3; "
-                            "head 2 reads slots 4-5; head 3 reads slots 6-7")
+    assert text(legend) == ("head 0: slots 0-1; head 1: slots 2-3; "
+                            "head 2: slots 4-5; head 3: slots 6-7")
     assert [class_list(s) for s in find(legend, "span")] == [["legend-item", f"head-{h}"] for h in range(4)]
 
 

@@ -8,6 +8,7 @@ PROSE_WORDS of its words are letters: the worked numbers (a row of a table, "tok
 """
 
 import html
+import json
 import re
 import sys
 from pathlib import Path
@@ -23,12 +24,23 @@ BRIEF_NUMBERS = set((ROOT / "tests" / "data" / "brief_7grams_numbers.txt").read_
 PROSE_WORDS = 3
 
 
-def page_text():
-    """The text a reader reads in <main>: tags, comments and entities resolved away."""
-    page = build.page_source()
+def page_text(built_site):
+    """The text a reader reads: <main> of the built page (the sections' prose, the pre-rendered figures and
+    code cells, the numbers filled in), tags, comments and entities resolved away; then the answers a
+    question shows on Check (answers.json)."""
+    page = (built_site / "index.html").read_text()
     main = page[page.index("<main>"):page.index("</main>")]
     main = re.sub(r"<!--.*?-->|<[^>]+>", " ", main, flags=re.S)
-    return html.unescape(main)
+    answers = json.loads((built_site / "answers.json").read_text())
+    return "\n".join([html.unescape(main), *_strings(answers)])
+
+
+def _strings(value):
+    """Every string in a JSON value, in order."""
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [text for item in items for text in _strings(item)]
 
 
 def shared_runs(text, numbers=False):
@@ -53,8 +65,8 @@ def test_the_fingerprints_catch_a_run_of_the_brief_and_pass_our_own():
     assert not shared_runs("one two three four five six seven eight")
 
 
-def test_the_page_shares_no_seven_word_run_with_the_brief():
-    runs = shared_runs(page_text())
+def test_the_page_shares_no_seven_word_run_with_the_brief(built_site):
+    runs = shared_runs(page_text(built_site))
     assert not runs, f"{len(runs)} runs of seven words come from the brief, e.g. {runs[:5]}"
 
 
@@ -68,6 +80,6 @@ def test_runs_with_numbers_are_caught_and_rows_of_worked_numbers_pass():
     assert shared_runs(row, numbers=True) and not prose_runs(row)
 
 
-def test_the_page_shares_no_seven_word_run_with_the_brief_counting_numbers_too():
-    runs = prose_runs(page_text())
+def test_the_page_shares_no_seven_word_run_with_the_brief_counting_numbers_too(built_site):
+    runs = prose_runs(page_text(built_site))
     assert not runs, f"{len(runs)} runs of seven words (numbers counted) come from the brief, e.g. {runs[:5]}"

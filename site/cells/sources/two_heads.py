@@ -25,7 +25,7 @@ def dot(a, b):
 for h in range(heads):
     start, stop = h * head_width, (h + 1) * head_width
     part = [t[start:stop] for t in tokens]   # this head's slice
-    print(f"head {h} reads slots {start}-{stop - 1}:")
+    print(f"head {h} (slots {start}-{stop - 1}):")
     for query in part:
         scores = [dot(query, key) / math.sqrt(head_width) for key in part]
         weights = softmax(scores)
