@@ -1,5 +1,5 @@
-# The KV cache bill: one key and one value per token, per layer, per key/value head,
-#   each head_width numbers of bytes_per_value bytes (mha.model_bill does the sum).
+# The KV cache bill: per token, per layer, per key/value head, one key
+# and one value of head_width numbers (mha.model_bill does the sum).
 # A sliding window (Mistral-7B-v0.1) keeps the last `window` tokens.
 import mha
 
