@@ -29,6 +29,9 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']
 READY_MS = 120_000
+# After each cold load: the closed page's processes (a lesson's cells worker may be mid-start) wind
+# down before the next load, so neither page pays for the one before it on the two cores.
+SETTLE_S = 1.5
 
 BARE_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare Pyodide</title></head>
 <body data-python="loading"><p>bare Pyodide</p>
@@ -107,6 +110,7 @@ def load(browser, url, first_run=False):
         ready: window.__bench.ready, cells: window.__bench.cells,
         paint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime })"""))
     context.close()
+    time.sleep(SETTLE_S)
     return figures
 
 

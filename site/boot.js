@@ -419,8 +419,13 @@ function failFrom(event) {
 }
 addEventListener("error", failFrom);
 addEventListener("unhandledrejection", failFrom);
-// main.py's script finished without calling mhaReady: it raised.
-addEventListener("py:all-done", () => window.mhaFail("the page's Python code stopped with an error"));
+// main.py's script finished without calling mhaReady: it raised. (If Python was up before the page was
+// parsed, main.py waits for DOMContentLoaded to start: judge only after that.)
+addEventListener("py:all-done", () => {
+  const judge = () => window.mhaFail("the page's Python code stopped with an error");
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => setTimeout(judge));
+  else judge();
+});
 const giveUp = setTimeout(() => window.mhaFail("start-up took too long"), GIVE_UP_MS);
 
 // Python here is CPython compiled to WebAssembly: without it nothing can start, so say so at once.
