@@ -14,6 +14,7 @@
 //                             mirror the <td>s one for one: the i-th line's stroke-opacity is value[i].
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
 //   window.mhaChangedWhileLoading()  true if a control outside the token grids changed before ready.
+//   window.mhaWhenNear(elements, run)  run() once, when one of elements comes near the screen or is touched.
 //   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
 //                             after the last call, so typing does not encode the state on every key.
 
@@ -199,6 +200,33 @@ document.addEventListener("keydown", (event) => {
   next.select();
 });
 
+// run(), once: the first time one of elements comes within a screen's height of the viewport, or
+// something in it is pointed at, pressed or focused (Tab can reach a field far off screen). How boot.js keeps big,
+// optional work (a section's data, the code editor) out of the page's start-up.
+function whenNear(elements, run) {
+  elements = elements.filter(Boolean);
+  if (!elements.length) return;
+  let near = null;
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    near?.disconnect();
+    run();
+  };
+  for (const kind of ["focusin", "pointerover", "pointerdown"]) {
+    document.addEventListener(kind, (event) => {
+      if (event.target instanceof Node && elements.some((element) => element.contains(event.target))) once();
+    }, true);
+  }
+  if (!("IntersectionObserver" in window)) return once();
+  near = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) once();
+  }, { rootMargin: "100% 0px" });  // one viewport height above and below the screen
+  for (const element of elements) near.observe(element);
+}
+window.mhaWhenNear = whenNear;  // training/glue.py loads section 7's run by the same rule
+
 // The trained model's step slider (section "Heads nobody designed"). The page carries only the chosen
 // checkpoint's frame; the others (figures/training.py's trees, written by build.py as
 // training-frames.json) are fetched and drawn, hidden, when the section comes near or the slider is
@@ -208,8 +236,7 @@ document.addEventListener("keydown", (event) => {
 // says so. No numbers are computed here: the step names are the slider's data-labels. training/glue.py
 // redraws the probe.
 const FRAMES_URL = "./training-frames.json";
-let frames = null;         // the fetch under way or done: resolves true (drawn) or false (failed)
-let framesAsked = false;   // the first ask (the section near, or the slider touched): later ones retry only on a move
+let frames = null;  // the fetch under way or done: resolves true (drawn) or false (failed); null again after a failure
 
 function showFrame() {
   const slider = document.getElementById("train-step");
@@ -256,7 +283,6 @@ function framesFailed(reason) {
 }
 
 function loadFrames() {
-  framesAsked = true;
   frames ??= fetch(FRAMES_URL)
     .then((response) => {
       if (!response.ok) throw new Error(`the server answered ${response.status}`);
@@ -274,59 +300,19 @@ function loadFrames() {
   return frames;
 }
 
-function wantFrames() {
-  if (!framesAsked) loadFrames();
-}
-
 document.addEventListener("input", (event) => {
   if (event.target.id === "train-step") showFrame();
 });
-for (const kind of ["focusin", "pointerover", "pointerdown"]) {
-  document.addEventListener(kind, (event) => {
-    if (event.target.id === "train-step") wantFrames();
-  });
-}
-{
-  const box = document.getElementById("fig-train-frames");
-  if (box && "IntersectionObserver" in window) {
-    const near = new IntersectionObserver((entries) => {
-      if (!entries.some((entry) => entry.isIntersecting)) return;
-      near.disconnect();
-      wantFrames();
-    }, { rootMargin: "100% 0px" });  // one viewport height above and below the screen
-    near.observe(box);
-  } else if (box) {
-    wantFrames();
-  }
-}
+// A failed fetch is tried again only when the slider moves (showFrame), not by coming near again.
+whenNear([document.getElementById("fig-train-frames"), document.getElementById("train-step")], loadFrames);
 
 // The code cells' editor (cells/editor.js: CodeMirror, about 360 KB) is fetched and run only once a cell
-// comes within a screen's height or the reader focuses or presses one, so none of it competes with
-// Python's start. editor.mjs then makes each cell's editor as it is needed; until then, and if it
-// cannot load, the textarea is the editor.
-{
-  const areas = [...document.querySelectorAll("textarea[data-cell-code]")];
-  let near = null;
-  const loadEditor = () => {
-    if (!areas.length) return;
-    areas.length = 0;
-    near?.disconnect();
-    import("./cells/editor.js").catch((error) => console.warn("the code editor could not load:", error));
-  };
-  for (const kind of ["focusin", "pointerdown"]) {
-    document.addEventListener(kind, (event) => {
-      if (event.target instanceof Element && event.target.matches("textarea[data-cell-code]")) loadEditor();
-    }, true);
-  }
-  if ("IntersectionObserver" in window) {
-    near = new IntersectionObserver((entries) => {
-      if (entries.some((entry) => entry.isIntersecting)) loadEditor();
-    }, { rootMargin: "100% 0px" });
-    for (const area of areas) near.observe(area);
-  } else {
-    loadEditor();
-  }
-}
+// comes near or the reader focuses or presses one, so none of it competes with Python's start.
+// editor.mjs then makes each cell's editor as it is needed; until then, and if it cannot load, the
+// textarea is the editor.
+whenNear([...document.querySelectorAll("textarea[data-cell-code]")], () => {
+  import("./cells/editor.js").catch((error) => console.warn("the code editor could not load:", error));
+});
 
 // Predict, then check: a question's answer is not in the page; answers.json (written by build.py from
 // figures/questions.py, numbers by mha) is fetched on the first Check. Works before Python has loaded.

@@ -6,9 +6,8 @@ only reads fields, calls those and draws. boot.js switches the checkpoint frames
 moves, with or without Python; once load() has run, the probe and the scores follow it too.
 
 load() fetches and parses training.json, a few hundred milliseconds of the page's one thread, so
-setup() does not start it: it waits until the section comes within a viewport height of the screen
-(an IntersectionObserver), or until the reader's first focus, pointer press or input inside the
-section, whichever comes first. Until then the buttons stay disabled; while it runs the status
+setup() does not start it: it waits until the section comes within a viewport height of the screen,
+or until the reader first points at, presses or focuses something in it (boot.js's mhaWhenNear). Until then the buttons stay disabled; while it runs the status
 line says so.
 
 Training runs in a Python of its own (worker.mjs?module=training.worker): each Train starts a fresh
@@ -29,15 +28,12 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 
 WORKER_URL = "./worker.mjs?module=training.worker"
 DATA_URL = "./training.json"  # figures.training.files(), written by build.py
-NEAR = "100% 0px"             # the observer's rootMargin: load once the section is a viewport height away
-WAKE_EVENTS = ("focusin", "pointerdown", "input")  # the reader reached the section before the observer said so
 LOADING = "Loading the build-time run\u2026"
 
 STATE = train_state.default_state()
 _data = {"run": None}    # the build-time run, once training.json has arrived
 _worker = {"js": None, "ready": False, "pending": None, "running": False, "step": 0, "seed": 0, "proxies": None}
 _errors = {}
-_wake = {"observer": None, "listener": None}  # what setup() left watching for the section; dropped by wake()
 
 
 # --- drawing ---------------------------------------------------------------------------
@@ -281,43 +277,14 @@ async def load():
     browser.document.body.dataset.training = "ready"
 
 
-def wake():
-    """Start load(), once: the section is near or the reader is in it. The watchers are dropped."""
-    if _data.get("task") is not None:
-        return
-    _data["task"] = asyncio.ensure_future(load())
-    if _wake["observer"] is not None:
-        _wake["observer"].disconnect()
-    if _wake["listener"] is not None:
-        section = element("trained")
-        for kind in WAKE_EVENTS:
-            section.removeEventListener(kind, _wake["listener"])
-    _wake.update(observer=None, listener=None)
-
-
-def on_near(entries, *observer):
-    """The IntersectionObserver's callback: it reports once at observe(), then at each crossing."""
-    if any(entry.isIntersecting for entry in entries):
-        wake()
-
-
-def watch():
-    """Wake the section when it comes within a viewport height (NEAR) or is touched, whichever is first."""
-    section = element("trained")
-    observer = browser.window.IntersectionObserver.new(browser.create_proxy(on_near), js_object({"rootMargin": NEAR}))
-    listener = browser.create_proxy(lambda event: wake())
-    _wake.update(observer=observer, listener=listener)
-    for kind in WAKE_EVENTS:
-        section.addEventListener(kind, listener)
-    observer.observe(section)
-
-
 def setup(page_browser):
-    """Called once by page/main.py: the worker's message handlers, then watch() for the section.
+    """Called once by page/main.py: the worker's message handlers, then load() when the section comes near.
 
     page_browser: document, window, create_proxy and to_js, from page/main.py.
     """
     vars(browser).update(vars(page_browser))
     _worker["proxies"] = (browser.create_proxy(on_message), browser.create_proxy(on_error))
-    _data["task"] = None
-    watch()
+    # load() once, when the section comes within a screen's height or the reader points at, presses or
+    # focuses something in it: boot.js's whenNear, the same rule as the frames and the code editor.
+    start = browser.create_proxy(lambda: _data.update(task=asyncio.ensure_future(load())))
+    browser.window.mhaWhenNear(browser.to_js([element("trained")]), start)
