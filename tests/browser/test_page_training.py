@@ -16,7 +16,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha.training as training
-from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, expect_tables, field, open_page, wait_cells_ready, wait_ready
+from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, expect_tables, field, wait_cells_ready, wait_ready
 from figures import training as fig
 
 TRAIN_TIMEOUT_MS = 240_000  # a short run, plus a fresh Pyodide in a worker, on a loaded 2-core box
@@ -34,13 +34,11 @@ LAST = fig.COUNT - 1
 
 
 @pytest.fixture(scope="module")
-def section(browser, site_url):
-    page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
-    page.locator("#trained").scroll_into_view_if_needed()  # the section loads its run once it is near
-    expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
-    yield page
-    page.context.close()
-    assert not guard.problems(), guard.problems()
+def section(lesson):
+    """conftest's shared page, scrolled to section 7 (it loads its run once it is near) and ready."""
+    lesson.locator("#trained").scroll_into_view_if_needed()
+    expect(lesson.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
+    return lesson
 
 
 @pytest.fixture
