@@ -407,6 +407,10 @@ def _params_count():
 
 
 PROSE = {
+    "train-vocab": lambda: str(mha.training.VOCAB),
+    "train-letters": lambda: f"{LETTERS[0]} to {LETTERS[mha.training.VOCAB - 1]}",
+    "train-length": lambda: str(mha.training.LENGTH),
+    "train-width": lambda: str(mha.training.WIDTH),
     "train-params": _params_count,
     "train-steps": lambda: str(run_data()["steps"]),
     "train-count": lambda: str(COUNT),
