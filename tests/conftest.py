@@ -66,6 +66,22 @@ def pytest_configure(config):
         "markers", "expected_console(*patterns): console/page errors matching a regex are allowed")
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """Name what failed once more, one short line each, after the short summary, before the totals.
+
+    On CI pytest prints each failure's whole message in the short summary, and a browser assertion's
+    message carries the page's accessibility tree: CI's log keeps only its end, where the names were
+    out of view. This wrapper runs outside pytest's own summary, so its lines come last.
+    """
+    yield
+    failed = terminalreporter.stats.get("failed", []) + terminalreporter.stats.get("error", [])
+    if failed:
+        terminalreporter.write_sep("-", "failed, by name")
+        for report in failed:
+            terminalreporter.write_line(f"{report.when:>8}  {report.nodeid}")
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
