@@ -6,12 +6,13 @@
 //                             the element's children are replaced in one go (one FFI call per redraw).
 //   window.mhaReady()         main.py has drawn the live figures: <body data-python="ready">.
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
-//   window.mhaPatch(id, json) same-shape redraw: json = {"text": [...], "class": [...], "value": [...],
-//                             "delta": [...], "marked": [[text, class], ...]}: one entry per <td> of the
-//                             element and per [data-patch] element, in document order; returns false
-//                             (nothing changed) if the counts differ, and Python draws the whole tree.
-//                             Lines of class "attn-line" (the attention pictures, figures/pictures.py)
-//                             mirror the <td>s one for one: the i-th line's stroke-opacity is value[i].
+//   window.mhaPatch(id, text, class, value, delta, marked)  same-shape redraw: the first four are
+//                             columns of one entry per <td> of the element, in document order, each
+//                             joined by newlines; marked = JSON [[text, class], ...], one per [data-patch]
+//                             element. Returns false (nothing changed) if the counts differ, and Python
+//                             draws the whole tree. Lines of class "attn-line" (the attention pictures,
+//                             figures/pictures.py) mirror the <td>s one for one: the i-th line's
+//                             stroke-opacity is value[i].
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
 //   window.mhaChangedWhileLoading()  true if a control outside the token grids changed before ready.
 //   window.mhaWhenNear(elements, run)  run() once, when one of elements comes near the screen or is touched.
@@ -60,10 +61,13 @@ window.mhaDraw = (id, json) => {
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
 };
 
-window.mhaPatch = (id, json) => {
+window.mhaPatch = (id, textColumn, classColumn, valueColumn, deltaColumn, markedJson) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaPatch: no element #${id}`);
-  const { text, class: classes, value, delta, marked } = JSON.parse(json);
+  const text = textColumn ? textColumn.split("\n") : [];  // a text is never empty: "" is no cells
+  const column = (joined) => (text.length ? joined.split("\n") : []);
+  const [classes, value, delta] = [classColumn, valueColumn, deltaColumn].map(column);
+  const marked = JSON.parse(markedJson);
   const tds = target.getElementsByTagName("td");
   const patched = target.querySelectorAll("[data-patch]");
   // A picture's lines come in the order of the table cells they draw (none past pictures.PICTURE_TOKENS).
@@ -74,7 +78,8 @@ window.mhaPatch = (id, json) => {
   for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
     if (last ? last.value[i] !== value[i] : td.getAttribute("data-value") !== value[i]) {
-      td.firstChild.data = text[i];  // the cell's one text node
+      // The 4-decimal text often stays when the exact value moves: leave that cell's layout alone.
+      if (last ? last.text[i] !== text[i] : td.firstChild.data !== text[i]) td.firstChild.data = text[i];
       td.setAttribute("data-value", value[i]);
       if (lines.length) lines[i].setAttribute("stroke-opacity", value[i]);
     }
@@ -84,7 +89,7 @@ window.mhaPatch = (id, json) => {
       else td.removeAttribute("data-delta");
     }
   }
-  lastPatch.set(id, { value, classes, delta });
+  lastPatch.set(id, { text, value, classes, delta });
   marked.forEach(([words, cls], i) => {
     const element = patched[i];
     if (element.textContent !== words) element.textContent = words;

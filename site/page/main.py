@@ -56,7 +56,10 @@ def draw_figure(element_id, view, before=None, patch=False):
     """Build one registered figure and draw it: patched in place when asked and the shapes allow."""
     figure = FIGURES[element_id]
     if patch and figure.patch is not None:
-        if window.mhaPatch(element_id, json.dumps(figure.patch(STATE, view, before))):
+        cells = figure.patch(STATE, view, before)
+        # Each column as one newline-joined string: joining is ~30x cheaper than JSON for 4 x 2304 texts.
+        columns = ["\n".join(cells[name]) for name in ("text", "class", "value", "delta")]
+        if window.mhaPatch(element_id, *columns, json.dumps(cells["marked"])):
             return
     draw(element_id, figure.build(STATE, view, before))
 
