@@ -99,3 +99,29 @@ def test_long_reader_text_is_cut_short_in_messages():
     with pytest.raises(ValueError) as caught:
         mha.parse_number("x" * 5000, "token 0 slot 0")
     assert len(str(caught.value)) < 80
+
+
+def test_weights_checked_once_are_still_refused_in_a_shape_they_do_not_fit():
+    """check_weight remembers tuple weights it passed, but only for the shape they passed in."""
+    w = mha.random_projections(4, 2, kv_heads=1)["w_k"]  # 4 x 2, a tuple of tuples
+    mha.multi_head_attention(GOOD, 2, kv_heads=1, w_k=w)
+    with pytest.raises(ValueError, match="w_q must have 4 columns, got 2"):
+        mha.multi_head_attention(GOOD, 2, kv_heads=1, w_q=w)
+
+
+def test_list_weights_are_checked_again_after_they_change():
+    """A list can change between calls: a NaN written into checked list weights is still caught."""
+    w = [[1.0, 0.0, 0.0, 0.0] for _ in range(4)]
+    mha.multi_head_attention(GOOD, 2, w_q=w)
+    w[2][1] = math.nan
+    with pytest.raises(ValueError, match="w_q row 2 slot 1 must be finite"):
+        mha.multi_head_attention(GOOD, 2, w_q=w)
+
+
+def test_tuple_weights_holding_lists_are_checked_every_time():
+    """Only a tuple of tuples counts as unchangeable: a tuple of lists is checked on each call."""
+    w = tuple([1.0, 0.0, 0.0, 0.0] for _ in range(4))
+    mha.multi_head_attention(GOOD, 2, w_q=w)
+    w[0][0] = math.inf
+    with pytest.raises(ValueError, match="w_q row 0 slot 0 must be finite"):
+        mha.multi_head_attention(GOOD, 2, w_q=w)
