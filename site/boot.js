@@ -6,13 +6,14 @@
 //                             the element's children are replaced in one go (one FFI call per redraw).
 //   window.mhaReady()         main.py has drawn the live figures: <body data-python="ready">.
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
-//   window.mhaPatch(id, text, class, value, delta, marked)  same-shape redraw: the first four are
-//                             columns of one entry per <td> of the element, in document order, each
-//                             joined by newlines; marked = JSON [[text, class], ...], one per [data-patch]
-//                             element. Returns false (nothing changed) if the counts differ, and Python
-//                             draws the whole tree. Lines of class "attn-line" (the attention pictures,
+//   window.mhaPatch(id, text, class, delta, values, marked)  same-shape redraw: one entry per <td> of the
+//                             element, in document order: text, class and delta as newline-joined
+//                             strings, values a Float64Array (each cell's data-value is pythonRepr of its
+//                             number); marked = JSON [[text, class], ...], one per [data-patch] element.
+//                             Returns false (nothing changed) if the counts differ, and Python draws the
+//                             whole tree. Lines of class "attn-line" (the attention pictures,
 //                             figures/pictures.py) mirror the <td>s one for one: the i-th line's
-//                             stroke-opacity is value[i].
+//                             stroke-opacity is the i-th value.
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
 //   window.mhaChangedWhileLoading()  true if a control outside the token grids changed before ready.
 //   window.mhaWhenNear(elements, run)  run() once, when one of elements comes near the screen or is touched.
@@ -61,27 +62,53 @@ window.mhaDraw = (id, json) => {
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
 };
 
-window.mhaPatch = (id, textColumn, classColumn, valueColumn, deltaColumn, markedJson) => {
+// Python's repr() of a float, for data-value. JavaScript's shortest round-trip digits are Python's (each
+// prints the shortest decimal that reads back as the same double); only the layout differs: Python
+// writes "1.0", "-0.0", "1e-05", "1e+16" where JavaScript writes "1", "0", "0.00001", "10000000000000000".
+// So the digits come from toExponential() and are laid out as Python's float_repr does.
+function pythonRepr(x) {
+  const size = Math.abs(x);
+  if (size >= 1e-4 && size < 1e16) {  // where both print plain decimals: all but the ".0" of a whole number
+    const text = String(x);
+    return Number.isInteger(x) ? `${text}.0` : text;
+  }
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+  const [mantissa, exponent] = Math.abs(x).toExponential().split("e");
+  const digits = mantissa.replace(".", "");
+  const point = Number(exponent) + 1;  // |x| = 0.<digits> x 10^point
+  if (point <= -4 || point > 16) {
+    return `${sign}${mantissa}e${exponent[0]}${exponent.slice(1).padStart(2, "0")}`;
+  }
+  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${"0".repeat(point - digits.length)}.0`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+window.mhaPatch = (id, textColumn, classColumn, deltaColumn, value, markedJson) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaPatch: no element #${id}`);
   const text = textColumn ? textColumn.split("\n") : [];  // a text is never empty: "" is no cells
   const column = (joined) => (text.length ? joined.split("\n") : []);
-  const [classes, value, delta] = [classColumn, valueColumn, deltaColumn].map(column);
+  const [classes, delta] = [classColumn, deltaColumn].map(column);
   const marked = JSON.parse(markedJson);
   const tds = target.getElementsByTagName("td");
   const patched = target.querySelectorAll("[data-patch]");
   // A picture's lines come in the order of the table cells they draw (none past pictures.PICTURE_TOKENS).
   const lines = target.getElementsByClassName("attn-line");
-  if (tds.length !== text.length || patched.length !== marked.length) return false;
+  if (tds.length !== text.length || value.length !== text.length || patched.length !== marked.length) return false;
   if (lines.length && lines.length !== tds.length) return false;
   const last = lastPatch.get(id);
   for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
-    if (last ? last.value[i] !== value[i] : td.getAttribute("data-value") !== value[i]) {
+    // Object.is: -0 and 0 are different numbers to Python's repr ("-0.0", "0.0").
+    const exact = last ? null : pythonRepr(value[i]);
+    if (last ? !Object.is(last.value[i], value[i]) : td.getAttribute("data-value") !== exact) {
       // The 4-decimal text often stays when the exact value moves: leave that cell's layout alone.
       if (last ? last.text[i] !== text[i] : td.firstChild.data !== text[i]) td.firstChild.data = text[i];
-      td.setAttribute("data-value", value[i]);
-      if (lines.length) lines[i].setAttribute("stroke-opacity", value[i]);
+      const repr = exact ?? pythonRepr(value[i]);
+      td.setAttribute("data-value", repr);
+      if (lines.length) lines[i].setAttribute("stroke-opacity", repr);
     }
     if (last ? last.classes[i] !== classes[i] : td.className !== classes[i]) td.className = classes[i];
     if ((last ? last.delta[i] : td.getAttribute("data-delta") || "") !== delta[i]) {

@@ -158,7 +158,8 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
 def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
-    {"text", "class", "value", "delta": one entry per <td>; "marked": [text, class] per [data-patch]},
+    {"text", "class", "value", "delta": one entry per <td> ("value": the float itself, whose repr() a drawn
+    cell carries in data-value); "marked": [text, class] per [data-patch]},
     in document order: exactly what head_tables would draw. All tables' cells go through one
     weight_columns call (a 16 x 64 edit with 8 heads patches 2304 cells on every keystroke).
     """
@@ -188,7 +189,7 @@ def weight_table(weights, label, caption, changes=None, key_label="token"):
     and the caption ends in ': moved' or ': unchanged'.
     """
     width = len(weights[0])
-    cells = [["td", {"class": cls, "data-value": value, **({"data-delta": delta} if delta else {})}, text]
+    cells = [["td", {"class": cls, "data-value": repr(value), **({"data-delta": delta} if delta else {})}, text]
              for text, cls, value, delta in zip(*weight_columns(weights, changes))]
     rows = [body_row(f"token {i}", cells[i * width:(i + 1) * width]) for i in range(len(weights))]
     text, cls = _caption_parts(caption, changes)
@@ -210,23 +211,23 @@ _MOVED = [f"{cls} moved" for cls in _PLAIN]
 
 
 def weight_columns(weights, changes=None):
-    """The cells of a weight table, row by row, as four lists: texts (4 decimals), classes, data-value, data-delta.
+    """The cells of a weight table, row by row, as four lists: texts (4 decimals), classes, weights, data-delta.
 
     A cell's class is 'num wK' (its colour bucket, dom.weight_class) plus ' moved' when
     `changes` (mha.weight_changes) has a non-zero entry for it; its delta is then the signed change, else ''.
     Written for speed: this runs for every weight on every keystroke, so each column is formatted
     by one %-operation over all cells (the same digits as dom.fixed and dom.signed, which use the
-    same float formatting) instead of one format call per cell.
+    same float formatting) instead of one format call per cell. The weights go as they are: a tree's
+    data-value is their repr(), and a patch sends them as numbers (boot.js writes the same text).
     """
     flat = [w for row in weights for w in row]
     texts = _formatted("%.4f", flat)
-    values = list(map(repr, flat))
     buckets = [int(w * 10) for w in flat]  # softmax weights lie in [0, 1]
     if changes is None:
-        return texts, [_PLAIN[b] for b in buckets], values, [""] * len(flat)
+        return texts, [_PLAIN[b] for b in buckets], flat, [""] * len(flat)
     moves = [c for row in changes for c in row]
     cells = [(_MOVED if c else _PLAIN)[b] for b, c in zip(buckets, moves)]
-    return texts, cells, values, [d if c else "" for d, c in zip(_formatted("%+.4f", moves), moves)]
+    return texts, cells, flat, [d if c else "" for d, c in zip(_formatted("%+.4f", moves), moves)]
 
 
 def _formatted(spec, numbers):
@@ -300,7 +301,7 @@ def output_tables(result):
 def output_tables_patch(result):
     """output_tables' numbers and captions for mhaPatch (same shape as the drawn tables)."""
     flat = [x for _, _, rows, _, _ in _output_sections(result) for row in rows for x in row]
-    return {"text": _formatted("%.4f", flat), "class": ["num"] * len(flat), "value": list(map(repr, flat)),
+    return {"text": _formatted("%.4f", flat), "class": ["num"] * len(flat), "value": flat,
             "delta": [""] * len(flat), "marked": [[caption, ""] for _, caption, _, _, _ in _output_sections(result)]}
 
 

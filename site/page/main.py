@@ -9,7 +9,7 @@ shared link reopens the same figure.
 """
 
 import json
-
+from array import array
 from types import SimpleNamespace
 
 from pyodide.ffi import create_proxy, to_js
@@ -57,9 +57,10 @@ def draw_figure(element_id, view, before=None, patch=False):
     figure = FIGURES[element_id]
     if patch and figure.patch is not None:
         cells = figure.patch(STATE, view, before)
-        # Each column as one newline-joined string: joining is ~30x cheaper than JSON for 4 x 2304 texts.
-        columns = ["\n".join(cells[name]) for name in ("text", "class", "value", "delta")]
-        if window.mhaPatch(element_id, *columns, json.dumps(cells["marked"])):
+        # Texts as newline-joined strings (joining is ~30x cheaper than JSON for 2304 cells) and the
+        # numbers as a Float64Array: boot.js writes their repr() itself, ~2 ms less Python per keystroke.
+        texts = ["\n".join(cells[name]) for name in ("text", "class", "delta")]
+        if window.mhaPatch(element_id, *texts, to_js(array("d", cells["value"])), json.dumps(cells["marked"])):
             return
     draw(element_id, figure.build(STATE, view, before))
 

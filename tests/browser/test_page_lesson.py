@@ -56,6 +56,35 @@ def test_section_3_every_number_and_full_values(reader):
     expect(reader.locator("#fig-slot-legend")).to_have_text("head 0: slots 0-1; head 1: slots 2-3")
 
 
+EDGE_TOKENS = [  # numbers whose repr() is laid out differently from JavaScript's own number text
+    [1e-05, 0.0001, -0.0, 9999999999999998.0],   # outputs near 1e-05 (JS "0.00001"), ...998.0 (JS: no ".0")
+    [1e-05, 0.5, -0.0, -1e16],                   # -1e+16 (JS "-10000000000000000")
+]  # head 1 (slots 2-3) scores about +-1e32: its weights are exactly 1.0 and 0.0 (JS "1", "0")
+
+
+def test_patched_cells_carry_pythons_repr_of_each_number(reader):
+    """Edits patch cells in place, and boot.js writes each data-value from the number Python sent: it must
+    be that number's repr() to the character, also where JavaScript would print it differently."""
+    reader.evaluate("document.getElementById('outputs-details').open = true")
+    for t, row in enumerate(EDGE_TOKENS):
+        for s, x in enumerate(row):
+            field(reader, t, s).fill(repr(x))
+    result, wide = lesson_weights(EDGE_TOKENS)
+    weights = [x for w in [*result.weights, wide] for row in w for x in row]
+    outputs = [x for rows in (result.concat, result.outputs) for row in rows for x in row]
+    shown = []
+    for selector, expected in (("#head-tables td", weights), ("#fig-outputs td", outputs)):
+        expect(reader.locator(selector)).to_have_count(len(expected))
+        values = reader.locator(selector).evaluate_all("cells => cells.map(c => c.dataset.value)")
+        assert [float(v) for v in values] == pytest.approx(expected, rel=1e-12, abs=1e-300), selector
+        shown += values
+    # repr(float(text)) == text: Python's own layout and shortest digits (Pyodide's last bits may differ
+    # from this CPython's, so the numbers are compared above, the text of each here).
+    assert [v for v in shown if repr(float(v)) != v] == []
+    layouts = {"1.0", "0.0", "9999999999999998.0", "-1e+16"}
+    assert layouts <= set(shown) and any("e-0" in v for v in shown), sorted(set(shown))
+
+
 def test_the_first_edit_after_loading_is_marked(browser, site_url):
     page, guard = open_page(browser, site_url)
     field(page, 1, 2).fill("0")  # token 1's time slots become [0, 0]: only its own row of head 1 moves
