@@ -24,7 +24,10 @@ gap 0.04 -> 0.5100 on t0.
 """
 
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -87,10 +90,53 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
+BUILD = {}  # the session's one build of the site: {"out": dist path, "process": build.py running}
+
+
+def start_build():
+    """Start build.py in a process of its own (once); built_site waits for it."""
+    if not BUILD:
+        out = Path(tempfile.mkdtemp(prefix="mha-site-")) / "dist"
+        log = out.with_name("build.log")  # a file, not a pipe: nothing reads a pipe while the tests run
+        with log.open("w") as sink:
+            process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "build", "--out", str(out)],
+                                       cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+        BUILD.update(out=out, log=log, process=process)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Tests that need the built site run after the others, and the build starts now, beside them.
+
+    On a clean clone the build trains section 7's model and compiles bytecode (about a minute on
+    two cores): it then overlaps the unit tests instead of holding up the first browser test.
+    Unit tests that read the build's cached training run (figures.prose(), run_data) ask for
+    built_site too, so the run is trained once, by the build.
+    """
+    browser = ROOT / "tests" / "browser"  # every browser test serves the site (fixture overrides hide it)
+    later = [item for item in items
+             if browser in item.path.parents or "built_site" in getattr(item, "fixturenames", ())]
+    if later:
+        waiting = set(map(id, later))
+        items[:] = [item for item in items if id(item) not in waiting] + later
+        start_build()
+
+
+def pytest_sessionfinish(session):
+    if BUILD:
+        if BUILD["process"].poll() is None:
+            BUILD["process"].kill()
+            BUILD["process"].wait()
+        shutil.rmtree(BUILD["out"].parent, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """The site, built once per session by the real build.py into a temp dir."""
-    return build.build(tmp_path_factory.mktemp("site") / "dist")
+def built_site():
+    """The site, built once per session by the real build.py (started at collection) into a temp dir."""
+    start_build()
+    if BUILD["process"].wait():
+        output = BUILD["log"].read_text()[-4000:]
+        pytest.fail(f"build.py failed (exit {BUILD['process'].returncode}):\n{output}", pytrace=False)
+    return BUILD["out"]
 
 
 @pytest.fixture(scope="session")

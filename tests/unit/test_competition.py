@@ -17,6 +17,10 @@ from page.dom import check
 from page.state import MAX_DISTRACTORS, parse_distractors
 from trees import find, nodes, text
 
+# figures.prose() and run_data() read section 7's training run, which build.py trains and caches:
+# these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
+pytestmark = pytest.mark.usefixtures("built_site")
+
 COUNTS = range(MAX_DISTRACTORS + 1)
 SECTION = Path(competition.__file__).parents[1] / "sections" / "prompts.html"
 

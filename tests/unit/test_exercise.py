@@ -14,6 +14,10 @@ from page import state as s
 from page.dom import check
 from trees import find
 
+# figures.prose() and run_data() read section 7's training run, which build.py trains and caches:
+# these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
+pytestmark = pytest.mark.usefixtures("built_site")
+
 SECTION = Path(exercise.__file__).parents[1] / "sections" / "exercise.html"
 
 

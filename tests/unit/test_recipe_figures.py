@@ -14,6 +14,10 @@ from page import dom
 from page import state as figure_state
 from trees import find, nodes, text
 
+# figures.prose() and run_data() read section 7's training run, which build.py trains and caches:
+# these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
+pytestmark = pytest.mark.usefixtures("built_site")
+
 # --- test data ---------------------------------------------------------------
 
 # Section 1: the query [1, 0, 1, 0] against token 0 [6, 0, 1, 1], token 1 [1, 1, 6, 0], itself.

@@ -243,6 +243,7 @@ def test_server_serves_under_the_sub_path_with_plain_headers(built_site, site_ur
     assert error.value.code == 404
 
 
+@pytest.mark.usefixtures("built_site")  # after the session's build: this one reads its cached training run
 def test_serve_command_builds_and_prints_its_url(tmp_path):
     """`python build.py serve` (the README's first command) answers at the URL it prints."""
     process = subprocess.Popen([sys.executable, "build.py", "serve", "--port", "0", "--out", str(tmp_path / "d")],

@@ -19,6 +19,10 @@ from training import state as st
 from training import worker
 from trees import nodes, text
 
+# figures.prose() and run_data() read section 7's training run, which build.py trains and caches:
+# these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
+pytestmark = pytest.mark.usefixtures("built_site")
+
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = (ROOT / "site" / "sections" / "trained.html").read_text()
 
