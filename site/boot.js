@@ -92,10 +92,12 @@ window.mhaPatch = (id, textColumn, classColumn, deltaColumn, value, markedJson) 
   const column = (joined) => (text.length ? joined.split("\n") : []);
   const [classes, delta] = [classColumn, deltaColumn].map(column);
   const marked = JSON.parse(markedJson);
-  const tds = target.getElementsByTagName("td");
+  const tds = target.querySelectorAll("td");
   const patched = target.querySelectorAll("[data-patch]");
   // A picture's lines come in the order of the table cells they draw (none past pictures.PICTURE_TOKENS).
-  const lines = target.getElementsByClassName("attn-line");
+  // A static list: a live one by class is re-collected after every class change below, and reading its
+  // length per cell made a patch that moved many classes quadratic (50-70 ms at 2304 cells).
+  const lines = target.querySelectorAll(".attn-line");
   if (tds.length !== text.length || value.length !== text.length || patched.length !== marked.length) return false;
   if (lines.length && lines.length !== tds.length) return false;
   const last = lastPatch.get(id);
