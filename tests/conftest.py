@@ -90,7 +90,7 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
-BUILD = {}  # the session's one build of the site: {"out": dist path, "process": build.py running}
+BUILD = {}  # the session's one build of the site: {"out": dist path, "log": its output, "process": build.py}
 
 
 def start_build():
@@ -122,6 +122,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session):
+    """A build nobody waited for (e.g. --collect-only) is stopped; the built site and its log go."""
     if BUILD:
         if BUILD["process"].poll() is None:
             BUILD["process"].kill()
