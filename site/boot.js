@@ -235,28 +235,28 @@ document.addEventListener("keydown", (event) => {
 });
 
 // run(), once: the first time one of elements comes within a screen's height of the viewport, or
-// something in it is pointed at, pressed or focused (Tab can reach a field far off screen). How boot.js keeps big,
-// optional work (a section's data, the code editor) out of the page's start-up.
+// something in it is pointed at, pressed or focused (Tab can reach a field far off screen). How boot.js
+// keeps big, optional work (a section's data, the code editor) out of the page's start-up. Its
+// listeners and observer go once run() has run.
 function whenNear(elements, run) {
   elements = elements.filter(Boolean);
   if (!elements.length) return;
-  let near = null;
-  let done = false;
-  const once = () => {
-    if (done) return;
-    done = true;
+  const listening = new AbortController();
+  const near = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) once();
+  }, { rootMargin: "100% 0px" }) : null;  // one viewport height above and below the screen
+  function once() {
+    if (listening.signal.aborted) return;
+    listening.abort();
     near?.disconnect();
     run();
-  };
+  }
   for (const kind of ["focusin", "pointerover", "pointerdown"]) {
     document.addEventListener(kind, (event) => {
       if (event.target instanceof Node && elements.some((element) => element.contains(event.target))) once();
-    }, true);
+    }, { capture: true, signal: listening.signal });
   }
-  if (!("IntersectionObserver" in window)) return once();
-  near = new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) once();
-  }, { rootMargin: "100% 0px" });  // one viewport height above and below the screen
+  if (!near) return once();
   for (const element of elements) near.observe(element);
 }
 window.mhaWhenNear = whenNear;  // training/glue.py loads section 7's run by the same rule
