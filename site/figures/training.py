@@ -273,23 +273,25 @@ def slider(data, chosen):
 
 def frames(data, chosen):
     """Every checkpoint's frame, all hidden but the chosen one (boot.js switches them)."""
-    tokens = parse_sequence(SAMPLE)
-    out = []
-    for i, c in enumerate(data["checkpoints"]):
-        out.append(frame(c["step"], data["steps"], data["losses"][:c["step"]], c["ablated"][0],
-                         checkpoint_weights(c, tokens), tokens, hidden=i != chosen, **{"data-frame": i,
-                         "data-label": step_text(c["step"], data["steps"])}))
-    return out
+    return [checkpoint_frame(data, i, hidden=i != chosen) for i in range(len(data["checkpoints"]))]
+
+
+def checkpoint_frame(data, index, hidden):
+    """Checkpoint index's frame: its loss curve so far, its accuracy, each head's attention on SAMPLE."""
+    c, tokens = data["checkpoints"][index], parse_sequence(SAMPLE)
+    return frame(c["step"], data["steps"], data["losses"][:c["step"]], c["ablated"][0],
+                 checkpoint_weights(c, tokens), tokens, hidden=hidden,
+                 **{"data-frame": index, "data-label": step_text(c["step"], data["steps"])})
 
 
 def shown_frame(data, chosen):
     """fig-train-frames' children in the page: the chosen checkpoint's frame alone."""
-    return [frames(data, chosen)[chosen]]
+    return [checkpoint_frame(data, chosen, hidden=False)]
 
 
 def other_frames(data, chosen):
     """Every other checkpoint's frame, hidden, in checkpoint order: training-frames.json."""
-    return [f for i, f in enumerate(frames(data, chosen)) if i != chosen]
+    return [checkpoint_frame(data, i, hidden=True) for i in range(len(data["checkpoints"])) if i != chosen]
 
 
 def probe(params, tokens, model_name):
