@@ -165,9 +165,8 @@ def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     """
     views = _head_views(result, wide, previous, label_suffix)
     rows = [row for *_, w, _ in views for row in w]
-    # A table without changes draws like one whose changes are all 0.0 (no marker, no delta).
-    changes = None if all(c is None for *_, c in views) else \
-        [row for *_, w, c in views for row in (c if c is not None else [[0.0] * len(r) for r in w])]
+    # A patch follows a view of the same shape, so every table has its changes, or (no view before) none has.
+    changes = None if previous is None else [row for *_, c in views for row in c]
     marked = [part for _, caption, _, w, c in views
               for part in (_caption_parts(caption, c), [_entropy_text(w), "entropy"])]
     return dict(zip(("text", "class", "value", "delta"), weight_columns(rows, changes)), marked=marked)
