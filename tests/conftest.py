@@ -217,6 +217,17 @@ def reader(lesson):
     return lesson
 
 
+class Requests:
+    """The URLs a page asked for, from now on; of(name): those whose path ends with /name."""
+
+    def __init__(self, page):
+        self.urls = []
+        page.on("request", lambda request: self.urls.append(request.url))
+
+    def of(self, name):
+        return [u for u in self.urls if u.split("?")[0].endswith("/" + name)]
+
+
 def wait_ready(page):
     """Block until main.py has drawn (body data-python="ready"); see READY_TIMEOUT_MS for why so long."""
     from playwright.sync_api import expect

@@ -23,7 +23,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from conftest import READY_TIMEOUT_MS, WASM, expect_tables, field as grid_field, wait_cells_ready, wait_ready
+from conftest import READY_TIMEOUT_MS, WASM, Requests, expect_tables, field as grid_field, wait_cells_ready, wait_ready
 
 CELLS = Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
@@ -355,15 +355,15 @@ def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, 
 
 def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
     """Loading the editor and creating every editor at load slowed Python's start: through the whole start-up
-    editor.js is not even fetched, no cell has an editor, and far below the fold the textarea is the code. Scrolled within a viewport height of a cell, its editor is
-    there before the cell shows; a cell still far away stays bare until the reader scrolls to it."""
-    asked = []
-    page.on("request", lambda request: asked.append(request.url) if request.url.endswith("/cells/editor.js") else None)
+    editor.js is not even fetched, no cell has an editor, and far below the fold the textarea is the code.
+    Scrolled within a viewport height of a cell, its editor is there before the cell shows; a cell still far
+    away stays bare until the reader scrolls to it."""
+    requests = Requests(page)
     page.goto(site_url)
     area = source(page, "kv_cache")
     wait_ready(page)
     wait_cells_ready(page)
-    assert not asked  # not even fetched: its code would compete with Python's start
+    assert not requests.of("editor.js")  # not even fetched: its code would compete with Python's start
     expect(page.locator(".cm-editor")).to_have_count(0)
     expect(area).to_be_visible()
     expect(area).to_have_value((CELLS / "kv_cache.py").read_text())
@@ -371,7 +371,7 @@ def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
     below = page.locator("#cell-two-heads").evaluate("cell => cell.getBoundingClientRect().top + scrollY")
     page.evaluate("top => scrollTo(0, top - 1.5 * innerHeight)", below)  # the cell half a viewport below the fold
     expect(editor(page, "two_heads")).to_have_count(1)
-    assert len(asked) == 1
+    assert len(requests.of("editor.js")) == 1
     expect(area).to_have_attribute("data-editor", "lazy")  # editor.mjs is running: each cell waits for its editor
     expect(page.locator("#cell-two-heads")).not_to_be_in_viewport()
     expect(editor(page, "kv_cache")).to_have_count(0)

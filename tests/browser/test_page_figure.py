@@ -10,7 +10,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import build
-from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, expect_tables, field,
+from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, Requests, expect_tables, field,
                       wait_cells_ready, wait_ready)
 
 # --- tests ---------------------------------------------------------------------
@@ -156,15 +156,14 @@ def test_browser_without_webassembly_says_so_and_keeps_the_lesson(page, site_url
 def test_mha_comes_from_its_wheel_without_micropip_on_a_first_and_a_repeat_visit(page, site_url):
     """The page unpacks the content-addressed mha wheel itself (pyscript.json's files): micropip is never
     fetched, on a first visit or a repeat one, and the numbers are drawn both times."""
-    wheels = []
-    page.on("request", lambda request: request.url.endswith(".whl") and wheels.append(request.url.split("/")[-1]))
+    requests = Requests(page)
     page.goto(site_url)
     wait_ready(page)
     wait_cells_ready(page)  # the cells' worker unpacks the same wheel
     mha_wheel = f"mha-{build._project()['version']}-py3-none-any.whl"
-    assert build.MICROPIP_WHEEL not in wheels and mha_wheel in wheels
-    wheels.clear()
+    assert not requests.of(build.MICROPIP_WHEEL) and requests.of(mha_wheel)
+    requests.urls.clear()
     page.reload()
     wait_ready(page)
-    assert build.MICROPIP_WHEEL not in wheels
+    assert not requests.of(build.MICROPIP_WHEEL)
     expect_tables(page, WORKED)

@@ -16,7 +16,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha.training as training
-from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, expect_tables, field, wait_cells_ready, wait_ready
+from conftest import (EXERCISE, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field, wait_cells_ready,
+                      wait_ready)
 from figures import training as fig
 
 TRAIN_TIMEOUT_MS = 240_000  # a short run, plus a fresh Pyodide in a worker, on a loaded 2-core box
@@ -85,17 +86,6 @@ def expect_frame(page, run, index):
     expect(page.locator("#train-step")).to_have_attribute("aria-valuetext", label(run, index))
     expect(page.locator("#train-step")).to_have_value(str(index))
     expect(page.locator("#fig-train-frames")).not_to_have_attribute("aria-busy", "true")
-
-
-class Requests:
-    """The URLs a page asked for whose path ends with a name."""
-
-    def __init__(self, page):
-        self.urls = []
-        page.on("request", lambda request: self.urls.append(request.url))
-
-    def of(self, name):
-        return [u for u in self.urls if u.split("?")[0].endswith("/" + name)]
 
 
 # --- before Python, and without it ----------------------------------------------------------
