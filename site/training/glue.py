@@ -7,8 +7,8 @@ moves, with or without Python; once load() has run, the probe and the scores fol
 
 load() fetches and parses training.json, a few hundred milliseconds of the page's one thread, so
 setup() does not start it: it waits until the section comes within a viewport height of the screen,
-or until the reader first points at, presses or focuses something in it (boot.js's mhaWhenNear). Until then the buttons stay disabled; while it runs the status
-line says so.
+or until the reader first points at, presses or focuses something in it (boot.js's mhaWhenNear).
+Until then the buttons stay disabled; while it runs the status line says so.
 
 Training runs in a Python of its own (worker.mjs?module=training.worker): each Train starts a fresh
 one, and Stop and Reset terminate it.

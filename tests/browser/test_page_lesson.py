@@ -56,9 +56,9 @@ def test_section_3_every_number_and_full_values(reader):
     expect(reader.locator("#fig-slot-legend")).to_have_text("head 0: slots 0-1; head 1: slots 2-3")
 
 
-EDGE_TOKENS = [  # numbers whose repr() is laid out differently from JavaScript's own number text
-    [1e-05, 0.0001, -0.0, 9999999999999998.0],   # outputs near 1e-05 (JS "0.00001"), ...998.0 (JS: no ".0")
-    [1e-05, 0.5, -0.0, -1e16],                   # -1e+16 (JS "-10000000000000000")
+EDGE_TOKENS = [  # outputs whose repr() is laid out differently from JavaScript's own number text
+    [1e-05, 0.0001, 0.0, 9999999999999998.0],    # outputs near 1e-05 (JS "0.00001"), ...998.0 (JS: no ".0")
+    [1e-05, 0.5, 0.0, -1e16],                    # -1e+16 (JS "-10000000000000000")
 ]  # head 1 (slots 2-3) scores about +-1e32: its weights are exactly 1.0 and 0.0 (JS "1", "0")
 
 
