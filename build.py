@@ -9,6 +9,7 @@ stay in node_modules/ and .cache/, so a rebuild is offline and fast.
 """
 
 import argparse
+import ast
 import base64
 import hashlib
 import http.server
@@ -38,6 +39,8 @@ MICROPIP_VERSION = "0.11.1"  # the version pyodide-lock.json names
 MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"  # PyPI's wheel
 
+PRELOAD_MARK = "<!--preloads-->"  # index.html: the build's <link rel=preload>s for files with hashed names
+PAGE_STDLIB = "page_stdlib.zip"  # pyodide/page_stdlib.zip: the page's interpreter's standard library
 ENTRY = "page/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
 SITE_ARCHIVE = "site-modules.zip"
 CELL_SOURCES = "cells/sources"  # the code cells' text, pre-rendered into the page: not modules to import
@@ -139,9 +142,97 @@ def _site_modules():
 
 
 def _site_archive(out):
-    """The site's modules and their bytecode as one zip under modules/<sha256 prefix>/: one request instead of a dozen."""
-    data = _zip(_with_bytecode({name: (SITE / name).read_bytes() for name in _site_modules()}))
+    """The site's modules and their bytecode, and PyScript's, as one zip under modules/<sha256 prefix>/:
+    one request instead of a dozen."""
+    files = _with_bytecode({name: (SITE / name).read_bytes() for name in _site_modules()})
+    data = _zip({**files, **_pyscript_bytecode(out)})
     return _content_addressed(out, "modules", SITE_ARCHIVE, data)
+
+
+def _pyscript_core(out):
+    """The vendored PyScript's main chunk (core.js only re-exports it): its file name, and its text."""
+    chunk = re.search(r'from"\./(core-[\w-]+\.js)"', (out / "pyscript" / "core.js").read_text())
+    if not chunk:
+        sys.exit("@pyscript/core's core.js no longer imports a core-*.js chunk: update _pyscript_core")
+    return chunk.group(1), (out / "pyscript" / chunk.group(1)).read_text()
+
+
+def _pyscript_sources(out):
+    """{pyscript/NAME.py: text}: PyScript's own Python package, which it writes into the working directory at start.
+
+    Read from the vendored package's src/stdlib; checked to be the very texts its bundle writes (a
+    mismatch stops the build rather than compile or scan other code than what runs).
+    """
+    module = (NODE_MODULES / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js").as_uri()
+    done = subprocess.run(["node", "--input-type=module", "-e",
+                           f"import s from {json.dumps(module)}; process.stdout.write(JSON.stringify(s))"],
+                          capture_output=True, text=True, cwd=ROOT)
+    if done.returncode:
+        sys.exit(f"could not read PyScript's Python package from {module}:\n{done.stderr[-2000:]}")
+
+    def flat(tree, prefix=""):
+        for name, value in tree.items():
+            yield from [(prefix + name, value)] if isinstance(value, str) else flat(value, f"{prefix}{name}/")
+
+    sources = dict(flat(json.loads(done.stdout)))
+    _, bundle = _pyscript_core(out)
+    differ = [path for path, text in sources.items() if json.dumps(text, ensure_ascii=False) not in bundle]
+    if differ or not sources:
+        sys.exit(f"@pyscript/core's src/stdlib differs from its bundle for {differ or 'every file'}")
+    return sources
+
+
+def _pyscript_bytecode(out):
+    """{pyscript/__pycache__/*.pyc: bytes}: PyScript's package compiled here, not on every load.
+
+    PyScript writes its package's sources at start and imports them: compiling those 30 KB took
+    about 35 ms of the page's start. These unchecked-hash pycs, unpacked beside them, are used instead.
+    """
+    sources = _pyscript_sources(out)
+    compiled = _with_bytecode({path: text.encode() for path, text in sources.items()})
+    return {path: data for path, data in compiled.items() if path not in sources}
+
+
+def _imported_names(sources):
+    """Every absolute module name the sources import, anywhere in them (top level or inside a function);
+    for `from X import Y`, both X and X.Y (Y may be a submodule)."""
+    names = set()
+    for path, text in sources.items():
+        for node in ast.walk(ast.parse(text, path)):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return sorted(names)
+
+
+def _page_stdlib(out):
+    """pyodide/page_stdlib.zip, the standard library the page's interpreter starts from (scripts/page_stdlib.mjs
+    says what is in it and why): the modules Pyodide's start and the page's Python import, with bytecode.
+
+    The names come from every file of Python the page's interpreter runs: the site's modules, mha and
+    PyScript's package. Cached in .cache/ by a hash of those names, the Pyodide version and the script.
+    """
+    sources = {path: (SITE / path).read_text() for path in [*_site_modules(), ENTRY]}
+    sources |= {str(p.relative_to(PY)): p.read_text() for p in sorted((PY / "mha").rglob("*.py"))}
+    sources |= _pyscript_sources(out)
+    names = _imported_names(sources)
+    script = ROOT / "scripts" / "page_stdlib.mjs"
+    key = _sha256(json.dumps([PYODIDE_VERSION, names, script.read_text()]).encode())[:16]
+    cached = CACHE / f"page-stdlib-{key}.zip"
+    if not cached.exists():
+        CACHE.mkdir(exist_ok=True)
+        partial = CACHE / f"page-stdlib-{key}.{os.getpid()}.part"  # builds running side by side: rename is atomic
+        done = subprocess.run(["node", str(script), str(partial)], input=json.dumps(names),
+                              capture_output=True, text=True, cwd=ROOT)
+        if done.returncode:
+            sys.exit(f"scripts/page_stdlib.mjs could not build the page's standard library:\n{done.stderr[-2000:]}")
+        missing = json.loads(done.stdout)["missing"]
+        if missing:
+            sys.exit(f"the page's Python imports standard modules Pyodide cannot import under Node: {missing}")
+        partial.replace(cached)
+    shutil.copyfile(cached, out / "pyodide" / PAGE_STDLIB)
 
 
 def _with_bytecode(files):
@@ -265,17 +356,30 @@ def _content_addressed(out, folder, name, data):
 
 
 def _write_config(out, archives):
-    """The one PyScript config: the local interpreter (never the CDN default), then archives to unpack.
+    """The one PyScript config: the local interpreter (never the CDN default), and the archives every
+    interpreter unpacks.
 
-    Each archive (mha's wheel, the site's modules) is unpacked into the working directory
-    ("./*"), so the page imports mha from its wheel without micropip on the way to ready.
-    worker.mjs reads the same list to set up the workers' interpreters (cells, training).
+    "archives" is the site's own key (PyScript ignores it): archives.mjs unzips each one (mha's wheel,
+    the site's modules) into the working directory before interpreter.mjs hands Pyodide to PyScript, so
+    the page imports mha from its wheel without micropip on the way to ready. worker.mjs reads the same
+    list to set up the workers' interpreters (cells, training).
     """
     config = {
         "interpreter": "./interpreter.mjs",  # Pyodide, already started by index.html (relative to this file)
-        "files": {f"./{path}": "./*" for path in archives},
+        "archives": [f"./{path}" for path in archives],
     }
     (out / "pyscript.json").write_text(json.dumps(config, indent=2) + "\n")
+    return config
+
+
+def _preloads(out, config):
+    """<link>s that fetch, while the page is parsed, what start-up will ask for by hashed names: the config,
+    its archives (archives.mjs unzips them while Pyodide starts) and PyScript's main chunk."""
+    core, _ = _pyscript_core(out)
+    links = ['<link rel="preload" href="./pyscript.json" as="fetch" crossorigin>',
+             *(f'<link rel="preload" href="{path}" as="fetch" crossorigin>' for path in config["archives"]),
+             f'<link rel="modulepreload" href="./pyscript/{core}">']
+    return "\n  ".join(links)
 
 
 def page_source():
@@ -289,7 +393,7 @@ def page_source():
     return SECTION_MARK.sub(section, (SITE / "index.html").read_text())
 
 
-def _render_page(out):
+def _render_page(out, preloads):
     """The page with its sections, each <!--render:ID--> replaced by prerender()[ID] (the live code's own
     trees) and each <!--value:KEY--> by figures.prose()[KEY] (a number in the prose, computed by mha)."""
     for path in (str(SITE), str(PY)):
@@ -306,6 +410,9 @@ def _render_page(out):
             sys.exit(f"{module}.prerender() fills marks another module fills: {sorted(trees.keys() & rendered.keys())}")
         rendered.update({key: "".join(dom.to_html(node) for node in children) for key, children in trees.items()})
     page = page_source()
+    if page.count(PRELOAD_MARK) != 1:
+        sys.exit(f"index.html needs exactly one {PRELOAD_MARK} in its <head>")
+    page = page.replace(PRELOAD_MARK, preloads)
     marks = RENDER_MARK.findall(page)
     if sorted(marks) != sorted(rendered):
         sys.exit(f"index.html marks {sorted(marks)} do not match the prerender() of {PRERENDER}: {sorted(rendered)}")
@@ -339,9 +446,10 @@ def build(out_dir=DIST):
     _bundle_editor(out)
     _copy_pyodide(out)
     _copy_pyscript(out)
+    _page_stdlib(out)
     wheel_name, wheel = _build_wheel()
-    _write_config(out, [_content_addressed(out, "wheels", wheel_name, wheel), _site_archive(out)])
-    _render_page(out)
+    config = _write_config(out, [_content_addressed(out, "wheels", wheel_name, wheel), _site_archive(out)])
+    _render_page(out, _preloads(out, config))
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
     files = [p for p in out.rglob("*") if p.is_file()]
     size = sum(p.stat().st_size for p in files) / 1e6

@@ -424,7 +424,7 @@ const seen = new Set();
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const file = entry.name.split("/").pop();
-    if (file === "pyodide.asm.wasm" || file === "python_stdlib.zip") seen.add(file);
+    if (file === "pyodide.asm.wasm" || file === "page_stdlib.zip") seen.add(file);
   }
   if (seen.size === 2) setStage("start");
 }).observe({ type: "resource", buffered: true });

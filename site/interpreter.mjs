@@ -1,11 +1,17 @@
 // The interpreter PyScript is configured with (pyscript.json's "interpreter"): Pyodide, started
-// the moment this module runs instead of when PyScript asks for it.
+// the moment this module runs instead of when PyScript asks for it, ready to run the page's Python.
 //
 // index.html loads this file first, as an async module, so Pyodide's downloads and the compiling of
 // its WebAssembly overlap with parsing the page and starting PyScript. PyScript later imports this
 // same module (one module instance per URL) and calls loadPyodide(options): it gets the interpreter
 // already on its way. Of PyScript's options only stdout and stderr matter (where print() goes);
-// they are taken over when PyScript asks. No logic beyond that lives here.
+// they are taken over when PyScript asks. What PyScript gets:
+// - a Pyodide started from pyodide/page_stdlib.zip, the standard library the page's Python imports
+//   with its bytecode (build.py), so its start compiles no module;
+// - mha and the site's modules already in its working directory (archives.mjs fetches and unzips
+//   them while Pyodide starts).
+// No logic beyond that lives here.
+import { fetchArchives, writeFiles } from "./archives.mjs";
 import { loadPyodide as startPyodide, version } from "./pyodide/pyodide.mjs";
 
 const sinks = { stdout: (text) => console.log(text), stderr: (text) => console.error(text) };
@@ -22,12 +28,20 @@ WebAssembly.instantiateStreaming = (source, imports) =>
     throw error;
   });
 
-const interpreter = Promise.race([wasmFailure, startPyodide({
+const pyodide = Promise.race([wasmFailure, startPyodide({
   indexURL: new URL("./pyodide/", import.meta.url).href,
+  stdLibURL: new URL("./pyodide/page_stdlib.zip", import.meta.url).href,
   stdout: (text) => sinks.stdout(text),
   stderr: (text) => sinks.stderr(text),
 })]);
-interpreter.finally(() => { WebAssembly.instantiateStreaming = instantiateStreaming; }).catch(() => {});
+const files = fetchArchives(new URL("./pyscript.json", import.meta.url).href).catch((error) => {
+  throw new Error(`the page's Python files could not be fetched: ${error.message}`);
+});
+const interpreter = Promise.all([pyodide, files]).then(([python, unpacked]) => {
+  writeFiles(python, unpacked);
+  return python;
+});
+pyodide.finally(() => { WebAssembly.instantiateStreaming = instantiateStreaming; }).catch(() => {});
 // A failure is reported once, through PyScript, which awaits this promise: not here as well.
 interpreter.catch(() => {});
 

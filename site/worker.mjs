@@ -8,6 +8,7 @@
 //                   {type: "failed", reason}     start-up failed
 //   page -> worker  any JSON message             passed to MODULE.handle(message_json, post) as text
 //   worker -> page  what handle() posts          post(json_text) sends JSON.parse(json_text)
+import { fetchArchives, writeFiles } from "./archives.mjs";
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;  // relative to the site's root
@@ -15,15 +16,11 @@ const module = new URL(import.meta.url).searchParams.get("module");
 
 async function start() {
   if (!/^[a-z_.]+$/.test(module ?? "")) throw new Error(`worker.mjs: no Python module named in its URL`);
-  // pyscript.json names the archives the page unpacks (mha's wheel, the site's modules): one list.
-  const config = await (await fetch(here("pyscript.json"))).json();
+  // pyscript.json's "archives" (mha's wheel, the site's modules): the page's one list, unzipped while Pyodide starts.
+  const files = fetchArchives(here("pyscript.json"));
+  files.catch(() => {});  // reported below, once Pyodide is up (or has failed first)
   const pyodide = await loadPyodide({ indexURL: here("pyodide/") });
-  for (const [url, target] of Object.entries(config.files)) {
-    if (target !== "./*") throw new Error(`worker.mjs: ${url} is not an archive for the working directory`);
-    const response = await fetch(here(url));
-    if (!response.ok) throw new Error(`worker.mjs: ${url} answered ${response.status}`);
-    pyodide.unpackArchive(await response.arrayBuffer(), url.endsWith(".whl") ? "wheel" : "zip", { extractDir: "." });
-  }
+  writeFiles(pyodide, await files);
   pyodide.runPython("import sys, os; sys.path.insert(0, os.getcwd())");
   return pyodide.pyimport(module).handle;
 }

@@ -57,17 +57,22 @@ def test_failed_runtime_keeps_the_lesson_readable(page, site_url):
 
 
 @pytest.mark.expected_console(r"Traceback", r"Failed to load resource: the server responded with a status of 404",
-                              r"page error: \[404\] Unable to fetch .*/mha-[0-9.]+-py3-none-any\.whl")
+                              r"page error: the page's Python files could not be fetched: "
+                              r"/lesson/wheels/\w+/mha-[0-9.]+-py3-none-any\.whl answered 404")
 @pytest.mark.parametrize("file, response", [
     ("main.py", {"status": 200, "body": "raise RuntimeError('broken glue')"}),
     ("mha-*.whl", {"status": 404, "body": "gone"}),
 ], ids=["python-error", "missing-wheel"])
 def test_later_start_up_failures_also_reach_failed(page, site_url, file, response):
-    """A Python error in the page's code, or an mha wheel the page cannot fetch, ends in 'failed' too."""
+    """A Python error in the page's code, or an mha wheel the page cannot fetch, ends in 'failed' too; a
+    missing wheel is named in the sentence."""
     page.route(f"**/{file}", lambda route: route.fulfill(**response))
     page.goto(site_url)
     expect(page.locator("body")).to_have_attribute("data-python", "failed", timeout=READY_TIMEOUT_MS)
     expect(page.locator("#py-failed")).to_contain_text("The live figures could not start")
+    if file.endswith(".whl"):
+        wheel = f"mha-{build._project()['version']}-py3-none-any.whl"
+        expect(page.locator("#py-failed")).to_contain_text(f"{wheel} answered 404")
     expect(page.locator("#py-failed")).not_to_contain_text("Traceback")
     expect_tables(page, WORKED)
 
@@ -154,7 +159,7 @@ def test_browser_without_webassembly_says_so_and_keeps_the_lesson(page, site_url
 
 
 def test_mha_comes_from_its_wheel_without_micropip_on_a_first_and_a_repeat_visit(page, site_url):
-    """The page unpacks the content-addressed mha wheel itself (pyscript.json's files): micropip is never
+    """The page unpacks the content-addressed mha wheel itself (pyscript.json's archives): micropip is never
     fetched, on a first visit or a repeat one, and the numbers are drawn both times."""
     requests = Requests(page)
     page.goto(site_url)

@@ -23,9 +23,9 @@ from page import dom
 # --- test data ---------------------------------------------------------------
 
 RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
-           "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
+           "pyodide/python_stdlib.zip", f"pyodide/{build.PAGE_STDLIB}", "pyodide/pyodide-lock.json",
            f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
-PAGE = ["index.html", "boot.js", "interpreter.mjs", "style.css", "cells.css", "page/main.py", "worker.mjs", "pyscript.json",
+PAGE = ["index.html", "boot.js", "interpreter.mjs", "archives.mjs", "style.css", "cells.css", "page/main.py", "worker.mjs", "pyscript.json",
         ".nojekyll"]
 NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__"]
 URL_ATTRIBUTE = re.compile(r'\b(?:src|href|config)="([^"]*)"')
@@ -90,7 +90,7 @@ def test_pyscript_config_names_only_local_files(built_site):
     assert config["interpreter"] == "./interpreter.mjs"
     assert "packages" not in config  # no micropip on the way to ready
     wheel, modules = _wheel(built_site), _modules(built_site)
-    assert config["files"] == {f"./{path.relative_to(built_site).as_posix()}": "./*" for path in (wheel, modules)}
+    assert config["archives"] == [f"./{path.relative_to(built_site).as_posix()}" for path in (wheel, modules)]
     for path in (wheel, modules):  # new bytes, new URL: no cache can serve an old one after a rebuild
         assert path.parent.name == hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     assert "://" not in json.dumps(config)
@@ -98,14 +98,17 @@ def test_pyscript_config_names_only_local_files(built_site):
 
 def test_the_site_modules_archive_holds_every_module_and_nothing_else(built_site):
     """The packages page, figures and cells, less the entry script (fetched as the page's <script>) and the
-    cells' reader sources (pre-rendered into index.html); no loose .py but the entry in dist/."""
+    cells' reader sources (pre-rendered into index.html); no loose .py but the entry in dist/. Beside them,
+    the bytecode of PyScript's own package (its sources PyScript writes itself), and nothing else."""
     with zipfile.ZipFile(_modules(built_site)) as archive:
         names = set(archive.namelist())
     site = build.SITE
     expected = {p.relative_to(site).as_posix() for p in site.rglob("*.py") if "__pycache__" not in p.parts}
     expected -= {build.ENTRY} | {n for n in expected if n.startswith(build.CELL_SOURCES + "/")}
     expected |= {_pyc(n) for n in expected}
-    assert names == expected and {"page/state.py", "figures/__init__.py", "cells/worker.py"} <= names
+    pyscript = {_pyc(path) for path in build._pyscript_sources(built_site)}
+    assert names == expected | pyscript and {"page/state.py", "figures/__init__.py", "cells/worker.py"} <= names
+    assert {"pyscript/__pycache__/__init__.cpython-314.pyc", "pyscript/__pycache__/display.cpython-314.pyc"} <= pyscript
     assert [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.py")] == [build.ENTRY]
 
 
