@@ -41,6 +41,7 @@ MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ec
 
 PRELOAD_MARK = "<!--preloads-->"  # index.html: the build's <link rel=preload>s for files with hashed names
 PAGE_STDLIB = "page_stdlib.zip"  # pyodide/page_stdlib.zip: the page's interpreter's standard library
+STDLIB_IN_PYODIDE = "/lib/python314.zip/"  # where Pyodide puts the standard library's zip: the code's file names
 ENTRY = "page/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
 SITE_ARCHIVE = "site-modules.zip"
 CELL_SOURCES = "cells/sources"  # the code cells' text, pre-rendered into the page: not modules to import
@@ -208,11 +209,14 @@ def _imported_names(sources):
 
 
 def _page_stdlib(out):
-    """pyodide/page_stdlib.zip, the standard library the page's interpreter starts from (scripts/page_stdlib.mjs
-    says what is in it and why): the modules Pyodide's start and the page's Python import, with bytecode.
+    """pyodide/page_stdlib.zip, the standard library the page's interpreter starts from: the modules Pyodide's
+    start and the page's Python import (scripts/page_stdlib.mjs lists them, and says why), each as its
+    vendored source beside an unchecked-hash .pyc, which zipimport takes first: no module is compiled
+    at start. Files that are not Python are kept; the rest of the library is left out.
 
     The names come from every file of Python the page's interpreter runs: the site's modules, mha and
-    PyScript's package. Cached in .cache/ by a hash of those names, the Pyodide version and the script.
+    PyScript's package. The list is cached in .cache/ by a hash of those names, the Pyodide version
+    and the script; the bytecode, like the site's, by _with_bytecode.
     """
     sources = {path: (SITE / path).read_text() for path in [*_site_modules(), ENTRY]}
     sources |= {str(p.relative_to(PY)): p.read_text() for p in sorted((PY / "mha").rglob("*.py"))}
@@ -220,34 +224,46 @@ def _page_stdlib(out):
     names = _imported_names(sources)
     script = ROOT / "scripts" / "page_stdlib.mjs"
     key = _sha256(json.dumps([PYODIDE_VERSION, names, script.read_text()]).encode())[:16]
-    cached = CACHE / f"page-stdlib-{key}.zip"
+    cached = CACHE / f"page-stdlib-{key}.json"
     if not cached.exists():
-        CACHE.mkdir(exist_ok=True)
-        partial = CACHE / f"page-stdlib-{key}.{os.getpid()}.part"  # builds running side by side: rename is atomic
-        done = subprocess.run(["node", str(script), str(partial)], input=json.dumps(names),
-                              capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(["node", str(script)], input=json.dumps(names), capture_output=True, text=True, cwd=ROOT)
         if done.returncode:
-            sys.exit(f"scripts/page_stdlib.mjs could not build the page's standard library:\n{done.stderr[-2000:]}")
-        missing = json.loads(done.stdout)["missing"]
-        if missing:
-            sys.exit(f"the page's Python imports standard modules Pyodide cannot import under Node: {missing}")
+            sys.exit(f"scripts/page_stdlib.mjs could not list the page's standard modules:\n{done.stderr[-2000:]}")
+        if json.loads(done.stdout)["missing"]:
+            sys.exit(f"Pyodide under Node cannot import standard modules the page's Python imports: {done.stdout}")
+        CACHE.mkdir(exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.part")  # builds running side by side: rename is atomic
+        partial.write_text(done.stdout)
         partial.replace(cached)
-    shutil.copyfile(cached, out / "pyodide" / PAGE_STDLIB)
+    needed = set(json.loads(cached.read_text())["modules"].values())
+    with zipfile.ZipFile(NODE_MODULES / "pyodide" / "python_stdlib.zip") as vendored:
+        files = {info.filename: vendored.read(info) for info in vendored.infolist()
+                 if not info.is_dir() and (info.filename in needed or not info.filename.endswith(".py"))}
+    compiled = _with_bytecode(files, file_prefix=STDLIB_IN_PYODIDE)
+    beside = {path + "c": compiled[_pycache(path)] for path in files if path.endswith(".py")}  # zipimport's place
+    (out / "pyodide" / PAGE_STDLIB).write_bytes(_zip({**files, **beside}))
 
 
-def _with_bytecode(files):
+def _pycache(path):
+    """'json/decoder.py' -> 'json/__pycache__/decoder.cpython-314.pyc': where _with_bytecode puts its .pyc."""
+    folder, _, name = path.rpartition("/")
+    return f"{folder + '/' if folder else ''}__pycache__/{name[:-3]}.cpython-{PYODIDE_VERSION.split('.')[0]}.pyc"
+
+
+def _with_bytecode(files, file_prefix=""):
     """{path: bytes} plus a __pycache__/*.pyc for each .py, compiled by the pinned Pyodide under Node.
 
     The page's Python then imports without compiling: about 0.1 s less before the figures are
     live. Unchecked-hash pycs (scripts/compile_pyc.mjs says why); cached in .cache/ by a hash of
     the sources and the Pyodide version, so a rebuild of unchanged sources runs no Node.
+    file_prefix: put before each path in the code's file name (what a traceback shows).
     """
     sources = {path: data.decode("utf-8") for path, data in files.items() if path.endswith(".py")}
-    key = _sha256(json.dumps([PYODIDE_VERSION, sources], sort_keys=True).encode())[:16]
+    key = _sha256(json.dumps([PYODIDE_VERSION, file_prefix, sources], sort_keys=True).encode())[:16]
     cached = CACHE / f"pyc-{key}.json"
     if not cached.exists():
-        done = subprocess.run(["node", str(ROOT / "scripts" / "compile_pyc.mjs")], input=json.dumps(sources),
-                              capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(["node", str(ROOT / "scripts" / "compile_pyc.mjs"), file_prefix],
+                              input=json.dumps(sources), capture_output=True, text=True, cwd=ROOT)
         if done.returncode:
             sys.exit(f"scripts/compile_pyc.mjs could not compile the modules:\n{done.stderr[-2000:]}")
         CACHE.mkdir(exist_ok=True)
