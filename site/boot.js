@@ -29,7 +29,7 @@ const TAGS = new Set([
 const SVG = "http://www.w3.org/2000/svg";  // an <svg> and all inside it are made in this namespace
 const ATTRIBUTE = /^[a-z0-9-]+$/;
 const CASED_ATTRIBUTES = new Set(["viewBox", "preserveAspectRatio"]);  // SVG's camel-case names
-const STAGES = ["download", "start", "install", "draw"];
+const STAGES = ["download", "start", "draw"];
 // How long start-up may take before the page gives up: a cold load is ~3 s here, 2 cores.
 const GIVE_UP_MS = 120000;
 
@@ -411,11 +411,11 @@ window.mhaFail = (reason) => {
   for (const field of document.querySelectorAll("main input")) field.readOnly = true;
 };
 
-// PyScript reports each start-up step as a py:progress event whose detail is a sentence.
+// PyScript reports each start-up step as a py:progress event whose detail is a sentence. mha needs no
+// step of its own: interpreter.mjs writes it into Python's files before PyScript has the interpreter.
 addEventListener("py:progress", ({ detail }) => {
   const text = String(detail);
-  if (text === "Loaded interpreter" || text.startsWith("Loading files")) setStage("start");
-  else if (/micropip|mha/i.test(text)) setStage("install");
+  if (text === "Loaded interpreter") setStage("start");
   else if (text === "Loaded Pyodide") setStage("draw");
 });
 

@@ -24,6 +24,23 @@ def test_ready_offline_with_the_worked_numbers(page, site_url):
     expect(page.locator("#py-stage-note")).to_have_text("Python is running: edit any number.")
 
 
+def test_start_up_shows_each_stage_in_turn(page, site_url):
+    """The progress names each stage as it comes, and none is skipped: download, start, draw, then done."""
+    page.add_init_script("""
+        window.stages = [];
+        new MutationObserver((changes) => {
+          for (const change of changes) {
+            const item = change.target;
+            if (item.dataset?.stage && item.dataset.state === "current") window.stages.push(item.dataset.stage);
+          }
+        }).observe(document, { attributes: true, attributeFilter: ["data-state"], subtree: true });""")
+    page.goto(site_url)
+    wait_ready(page)
+    assert page.evaluate("window.stages") == ["download", "start", "draw"]
+    expect(page.locator('#py-status [data-stage="download"]')).to_have_attribute("data-state", "done")
+    expect(page.locator("#py-status [data-stage]")).to_have_count(3)
+
+
 def test_prerendered_figures_show_before_python(page, site_url, hold):
     """With the runtime held back, the page is 'loading', shows its stages and the correct tables."""
     wasm = hold(page, WASM)
