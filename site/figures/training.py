@@ -271,11 +271,6 @@ def slider(data, chosen):
             ["output", {"id": "train-step-text", "for": "train-step"}, labels[chosen]]]
 
 
-def frames(data, chosen):
-    """Every checkpoint's frame, all hidden but the chosen one (boot.js switches them)."""
-    return [checkpoint_frame(data, i, hidden=i != chosen) for i in range(len(data["checkpoints"]))]
-
-
 def checkpoint_frame(data, index, hidden):
     """Checkpoint index's frame: its loss curve so far, its accuracy, each head's attention on SAMPLE."""
     c, tokens = data["checkpoints"][index], parse_sequence(SAMPLE)

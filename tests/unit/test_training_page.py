@@ -161,8 +161,13 @@ def test_a_long_run_is_thinned_to_at_most_200_points_ending_at_the_last_loss():
         assert len(line[1]["points"].split()) == count and line[1]["points"].split()[-1] == "296.0,47.2"
 
 
+def all_frames(run, chosen):
+    """Every checkpoint's frame, all hidden but the chosen one: what the page and the frames file hold together."""
+    return [fig.checkpoint_frame(run, i, hidden=i != chosen) for i in range(len(run["checkpoints"]))]
+
+
 def test_every_checkpoint_has_a_frame_and_only_the_chosen_one_shows(run):
-    frames = fig.frames(run, 19)
+    frames = all_frames(run, 19)
     assert [f[1]["data-frame"] for f in frames] == list(range(fig.COUNT))
     assert [f[1]["hidden"] for f in frames] == [True] * 19 + [False]
     for f, c in zip(frames, run["checkpoints"]):
@@ -175,7 +180,7 @@ def test_the_frames_draw_each_heads_pattern_on_the_sample_from_the_checkpoints_p
     c = run["checkpoints"][10]
     tokens = fig.parse_sequence(fig.SAMPLE)
     weights = training.predict(training.params_from_checkpoint(c), tokens)["weights"]
-    maps = [n for n in nodes(fig.frames(run, 10)[10]) if n[0] == "svg" and "train-map" in n[1]["class"]]
+    maps = [n for n in nodes(all_frames(run, 10)[10]) if n[0] == "svg" and "train-map" in n[1]["class"]]
     assert len(maps) == 2
     for svg, rows in zip(maps, (weights[0][0], weights[1][0])):
         assert cells_of(svg) == {(i, j): dom.weight_class(rows[i][j]) for i in range(12) for j in range(i + 1)}
@@ -193,7 +198,7 @@ def test_the_slider_names_every_checkpoints_step_for_frames_not_drawn_yet(run):
     20 checkpoints, every 40 steps, so label 1 is "step 80 of 800"; each matches its frame's data-label."""
     labels = fig.slider(run, 19)[1][1]["data-labels"].split("|")
     assert len(labels) == fig.COUNT and labels[1] == f"step {2 * run['steps'] // fig.COUNT} of {run['steps']}"
-    assert labels == [f[1]["data-label"] for f in fig.frames(run, 19)]
+    assert labels == [f[1]["data-label"] for f in all_frames(run, 19)]
 
 
 def test_the_probe_shows_predict_and_outlines_the_guesses_the_next_letter_confirms(run, final):
@@ -244,10 +249,10 @@ def test_the_page_data_is_small_json_that_turns_back_into_params(run):
 
 def test_the_page_carries_only_the_chosen_frame_and_the_json_file_the_others(run):
     """fig-train-frames' prerender is the last checkpoint's frame, shown; training-frames.json is the other
-    19, hidden, in checkpoint order, as the same trees: together they are frames()."""
+    19, hidden, in checkpoint order, as the same trees: together they are every checkpoint's frame."""
     import figures
 
-    every = fig.frames(run, fig.COUNT - 1)
+    every = all_frames(run, fig.COUNT - 1)
     shown = figures.prerender()["fig-train-frames"]
     assert shown == [every[-1]] and not shown[0][1]["hidden"]
     others = json.loads(fig.files()[fig.FRAMES_FILE])
@@ -262,7 +267,7 @@ def test_the_pre_rendered_frame_and_the_frames_file_stay_light(run):
     shown = "".join(dom.to_html(n) for n in fig.shown_frame(run, 19))
     assert len(shown) < 10_000  # was 119 kB with all 20 frames in the page
     assert len(fig.files()[fig.FRAMES_FILE]) < 160_000
-    assert sum(1 for f in fig.frames(run, 19) for _ in nodes(f)) < 1000  # elements in all 20 frames
+    assert sum(1 for f in all_frames(run, 19) for _ in nodes(f)) < 1000  # elements in all 20 frames
 
 
 def test_the_built_page_holds_exactly_one_checkpoint_frame(built_site, run):
