@@ -34,13 +34,15 @@ NPM_STAMP = NODE_MODULES / ".mha-package-lock.sha256"  # which package-lock.json
 
 PYODIDE_VERSION = "314.0.7"  # Python 3.14 in the browser
 PYSCRIPT_VERSION = "0.7.31"
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+# Pyodide's runtime as shipped; its python_stdlib.zip is not: the site starts from PAGE_STDLIB, the workers add STDLIB_REST.
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 MICROPIP_VERSION = "0.11.1"  # the version pyodide-lock.json names
 MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"  # PyPI's wheel
 
 PRELOAD_MARK = "<!--preloads-->"  # index.html: the build's <link rel=preload>s for files with hashed names
 PAGE_STDLIB = "page_stdlib.zip"  # pyodide/page_stdlib.zip: the page's interpreter's standard library
+STDLIB_REST = "stdlib_rest.zip"  # pyodide/stdlib_rest.zip: every other module, for a reader's imports in the workers
 STDLIB_IN_PYODIDE = "/lib/python314.zip/"  # where Pyodide puts the standard library's zip: the code's file names
 ENTRY = "page/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
 SITE_ARCHIVE = "site-modules.zip"
@@ -212,7 +214,8 @@ def _page_stdlib(out):
     """pyodide/page_stdlib.zip, the standard library the page's interpreter starts from: the modules Pyodide's
     start and the page's Python import (scripts/page_stdlib.mjs lists them, and says why), each as its
     vendored source beside an unchecked-hash .pyc, which zipimport takes first: no module is compiled
-    at start. Files that are not Python are kept; the rest of the library is left out.
+    at start. Files that are not Python are kept; the rest of the library goes to pyodide/stdlib_rest.zip,
+    sources only, which the workers add after their start for a reader's imports.
 
     The names come from every file of Python the page's interpreter runs: the site's modules, mha and
     PyScript's package. The list is cached in .cache/ by a hash of those names, the Pyodide version
@@ -239,9 +242,14 @@ def _page_stdlib(out):
     with zipfile.ZipFile(NODE_MODULES / "pyodide" / "python_stdlib.zip") as vendored:
         files = {info.filename: vendored.read(info) for info in vendored.infolist()
                  if not info.is_dir() and (info.filename in needed or not info.filename.endswith(".py"))}
+        rest = {info.filename: vendored.read(info) for info in vendored.infolist()
+                if info.filename.endswith(".py") and info.filename not in needed}
     compiled = _with_bytecode(files, file_prefix=STDLIB_IN_PYODIDE)
     beside = {path + "c": compiled[_pycache(path)] for path in files if path.endswith(".py")}  # zipimport's place
     (out / "pyodide" / PAGE_STDLIB).write_bytes(_zip({**files, **beside}))
+    # The workers start from the page's zip too (in the HTTP cache by then: no file is fetched twice) and
+    # take the rest from here, as sources, for whatever a reader's cell imports (site/stdlib_rest.py).
+    (out / "pyodide" / STDLIB_REST).write_bytes(_zip(rest))
 
 
 def _pycache(path):
@@ -290,7 +298,7 @@ def _bundle_editor(out):
 
 
 def _copy_pyodide(out):
-    """The five runtime files, micropip, and a lock whose micropip hash is the shipped wheel's."""
+    """The runtime's files, micropip, and a lock whose micropip hash is the shipped wheel's."""
     target = out / "pyodide"
     target.mkdir()
     for name in PYODIDE_FILES:

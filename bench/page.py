@@ -10,6 +10,7 @@ Prints a table and writes JSON. Not a test: nothing here asserts a time.
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -190,6 +191,8 @@ def run(loads, edits):
     with tempfile.TemporaryDirectory() as tmp:
         site = build.build(Path(tmp) / "dist")
         (site / "bare.html").write_text(BARE_PAGE)
+        # The site ships its library in two parts (page_stdlib.zip, stdlib_rest.zip); bare Pyodide takes its own.
+        shutil.copyfile(build.NODE_MODULES / "pyodide" / "python_stdlib.zip", site / "pyodide" / "python_stdlib.zip")
         server, url = serve(site)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -15,7 +15,8 @@ const END_OF_DIRECTORY = 0x06054b50;  // a zip's last record: where its central 
 const DIRECTORY_ENTRY = 0x02014b50;   // one file's entry in the central directory
 const names = new TextDecoder();
 
-const fetched = async (url) => {
+// A fetch that fails on an HTTP error, naming the file and its status.
+export const fetched = async (url) => {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${new URL(url).pathname} answered ${response.status}`);
   return response;

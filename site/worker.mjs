@@ -8,20 +8,26 @@
 //                   {type: "failed", reason}     start-up failed
 //   page -> worker  any JSON message             passed to MODULE.handle(message_json, post) as text
 //   worker -> page  what handle() posts          post(json_text) sends JSON.parse(json_text)
-import { fetchArchives, writeFiles } from "./archives.mjs";
+import { fetched, fetchArchives, writeFiles } from "./archives.mjs";
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;  // relative to the site's root
 const module = new URL(import.meta.url).searchParams.get("module");
+const REST = "/lib/stdlib_rest.zip";  // where the rest of the standard library goes in Pyodide's files
 
 async function start() {
   if (!/^[a-z_.]+$/.test(module ?? "")) throw new Error(`worker.mjs: no Python module named in its URL`);
   // pyscript.json's "archives" (mha's wheel, the site's modules): the page's one list, unzipped while Pyodide starts.
   const files = fetchArchives(here("pyscript.json"));
+  // The standard library the page did not need (build.py), for a reader's imports: fetched meanwhile too.
+  const rest = fetched(here("pyodide/stdlib_rest.zip")).then((response) => response.arrayBuffer());
   files.catch(() => {});  // reported below, once Pyodide is up (or has failed first)
-  const pyodide = await loadPyodide({ indexURL: here("pyodide/") });
+  rest.catch(() => {});
+  // The page's own standard library, with its bytecode: in the HTTP cache already, and nothing to compile.
+  const pyodide = await loadPyodide({ indexURL: here("pyodide/"), stdLibURL: here("pyodide/page_stdlib.zip") });
   writeFiles(pyodide, await files);
-  pyodide.runPython("import sys, os; sys.path.insert(0, os.getcwd())");
+  pyodide.FS.writeFile(REST, new Uint8Array(await rest));
+  pyodide.runPython(`import sys, os; sys.path.insert(0, os.getcwd())\nimport stdlib_rest; stdlib_rest.install("${REST}")`);
   return pyodide.pyimport(module).handle;
 }
 

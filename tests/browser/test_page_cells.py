@@ -17,13 +17,16 @@ as a reader reaches it before reading or typing.
 """
 
 import re
+import threading
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from conftest import READY_TIMEOUT_MS, WASM, Requests, expect_tables, field as grid_field, wait_cells_ready, wait_ready
+import build
+from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field as grid_field,
+                      wait_cells_ready, wait_ready)
 
 CELLS = Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
@@ -180,6 +183,56 @@ def test_every_cell_prints_the_lesson_numbers(page, site_url):
         for heading, rows in blocks.items():
             assert printed_rows(text, heading, len(rows)) == rows, (name, heading, text)
     assert output(page, "cross_attention").text_content().rstrip().endswith("True")
+
+
+# Standard modules outside the page's own zip: wholly (statistics, email) or in a package the page's zip
+# also holds part of (json, encodings, importlib), whose other modules come from stdlib_rest.zip.
+REST_OF_STDLIB = """import statistics, fractions, email.mime.text, json.tool, encodings.cp1252, importlib.resources
+print(statistics.median([3, 1, 2]), fractions.Fraction(6, 4), b"\\x80".decode("cp1252"))
+print(*(m.__file__.split("/")[2] for m in (statistics, email.mime.text, json.tool, encodings.cp1252, importlib.resources)))
+"""
+
+
+def test_the_cells_python_fetches_only_the_library_the_page_lacks(browser_type, built_site, tmp_path):
+    """The cells' worker starts from the files the page loaded, its standard library included: once the page
+    is ready, the server sees one more request, for the rest of the library (build.py's stdlib_rest.zip),
+    and a cell imports from it, also modules of packages split between the two zips, and micropip. A
+    profile on disk, as a reader's browser has: a fresh test context keeps its HTTP cache in memory, too
+    small for the wasm."""
+    server = build.make_server(built_site, port=0)
+    served = []
+
+    class Logged(server.RequestHandlerClass):
+        def send_response(self, code, message=None):
+            served.append((self.path.split("?")[0], int(code)))
+            super().send_response(code, message)
+
+    server.RequestHandlerClass = Logged
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser_type.launch_persistent_context(tmp_path / "profile", executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}")
+        wait_ready(page)
+        before = len(served)
+        wait_cells_ready(page)
+        # Sent with a body (200); a cached file the browser only asks about gets 304 and no body.
+        assert [path for path, code in served[before:] if code == 200] == [f"/pyodide/{build.STDLIB_REST}"]
+        run(page, "two_heads", REST_OF_STDLIB)
+        expect(error(page, "two_heads")).to_be_empty()
+        expect(output(page, "two_heads")).to_have_text(
+            "2 3/2 \u20ac\n" + " ".join([build.STDLIB_REST] * 5) + "\n")
+        run(page, "one_head", "import micropip\nprint(micropip.list()['micropip'].version)\n")  # loaded on demand
+        expect(output(page, "one_head")).to_have_text(f"{build.MICROPIP_VERSION}\n")
+        downloads = [path for path, code in served if code == 200]
+        assert len(downloads) == len(set(downloads)) and {code for _, code in served} <= {200, 304}, served
+        assert errors == []
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
 
 
 def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_url):

@@ -121,6 +121,56 @@ json.dumps({"modules": len(files), "from_source": sorted(n for n, f in files.ite
     assert frame and "scan_once" in frame.group(1), result["traceback"]
 
 
+def test_the_rest_zip_holds_every_other_module_of_the_library(built_site):
+    """stdlib_rest.zip is the vendored library's sources the page's zip left out, byte for byte: between the
+    two, each module of Pyodide's library is in exactly one place (the workers start from the page's)."""
+    with zipfile.ZipFile(VENDORED_STDLIB) as vendored, zipfile.ZipFile(_page_stdlib(built_site)) as page, \
+            zipfile.ZipFile(built_site / "pyodide" / build.STDLIB_REST) as rest:
+        sources = {n for n in vendored.namelist() if n.endswith(".py")}
+        in_page = {n for n in page.namelist() if n.endswith(".py")}
+        assert set(rest.namelist()) == sources - in_page
+        assert {"statistics.py", "json/tool.py", "email/mime/text.py"} <= set(rest.namelist())
+        assert all(rest.read(n) == vendored.read(n) for n in rest.namelist())
+
+
+FIND_EVERY_MODULE = """
+import { loadPyodide } from "pyodide";
+import { readFileSync } from "node:fs";
+const [names, stdlib, rest, finder] = process.argv.slice(1);
+const pyodide = await loadPyodide(stdlib ? { stdLibURL: stdlib } : {});
+if (rest) {
+  pyodide.FS.writeFile("/lib/stdlib_rest.zip", readFileSync(rest));
+  pyodide.FS.writeFile("/home/pyodide/stdlib_rest.py", readFileSync(finder));
+  pyodide.runPython("import stdlib_rest; stdlib_rest.install('/lib/stdlib_rest.zip')");
+}
+process.stdout.write(pyodide.runPython(`
+import importlib.util, json
+found = {}
+for name in json.loads(${JSON.stringify(readFileSync(names, "utf8"))}):
+    try:
+        spec = importlib.util.find_spec(name)
+        found[name] = spec and spec.origin.rpartition(".zip/")[2].removesuffix("c")  # a .pyc stands for its .py
+    except Exception as error:
+        found[name] = type(error).__name__
+json.dumps(found)
+`));
+"""
+
+
+def test_a_worker_finds_every_standard_module_a_stock_pyodide_finds(built_site, tmp_path):
+    """Started as worker.mjs starts it (the page's zip, then the rest through site/stdlib_rest.py), Pyodide
+    finds each module of the library where a stock one, started from the whole vendored zip, finds it: the
+    same file (or frozen, or the same error), also inside packages split between the two zips."""
+    names = tmp_path / "names.json"
+    with zipfile.ZipFile(VENDORED_STDLIB) as vendored:
+        names.write_text(json.dumps(sorted(_stdlib_modules(vendored))))
+    stock = json.loads(_node(FIND_EVERY_MODULE, names, ""))
+    ours = json.loads(_node(FIND_EVERY_MODULE, names, _page_stdlib(built_site),
+                            built_site / "pyodide" / build.STDLIB_REST, build.SITE / "stdlib_rest.py"))
+    assert len(stock) > 400 and stock["json.tool"] == "json/tool.py" and stock["statistics"] == "statistics.py"
+    assert {name: (found, ours[name]) for name, found in stock.items() if ours[name] != found} == {}
+
+
 UNZIP = """
 import { unzip } from "./site/archives.mjs";
 import { readFileSync } from "node:fs";

@@ -23,11 +23,12 @@ from page import dom
 # --- test data ---------------------------------------------------------------
 
 RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
-           "pyodide/python_stdlib.zip", f"pyodide/{build.PAGE_STDLIB}", "pyodide/pyodide-lock.json",
+           f"pyodide/{build.PAGE_STDLIB}", f"pyodide/{build.STDLIB_REST}", "pyodide/pyodide-lock.json",
            f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
 PAGE = ["index.html", "boot.js", "interpreter.mjs", "archives.mjs", "style.css", "cells.css", "page/main.py",
         "worker.mjs", "pyscript.json", ".nojekyll"]
-NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__"]
+NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__",
+               "pyodide/python_stdlib.zip"]  # in two parts instead: PAGE_STDLIB and STDLIB_REST
 URL_ATTRIBUTE = re.compile(r'\b(?:src|href|config)="([^"]*)"')
 # The cells' editor (CodeMirror 6, minified by esbuild) is about 357 kB, 120 kB gzipped: the page may
 # transfer at most 1.1 x bare Pyodide (13.5 MB), and was at about 13.6 MB before the editor.
