@@ -34,7 +34,7 @@ NPM_STAMP = NODE_MODULES / ".mha-package-lock.sha256"  # which package-lock.json
 
 PYODIDE_VERSION = "314.0.7"  # Python 3.14 in the browser
 PYSCRIPT_VERSION = "0.7.31"
-# Pyodide's runtime as shipped; its python_stdlib.zip is not: the site starts from PAGE_STDLIB, the workers add STDLIB_REST.
+# Pyodide's runtime; not its python_stdlib.zip: the site starts from PAGE_STDLIB, the workers add STDLIB_REST.
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 MICROPIP_VERSION = "0.11.1"  # the version pyodide-lock.json names
 MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"

@@ -27,7 +27,8 @@ async function start() {
   const pyodide = await loadPyodide({ indexURL: here("pyodide/"), stdLibURL: here("pyodide/page_stdlib.zip") });
   writeFiles(pyodide, await files);
   pyodide.FS.writeFile(REST, new Uint8Array(await rest));
-  pyodide.runPython(`import sys, os; sys.path.insert(0, os.getcwd())\nimport stdlib_rest; stdlib_rest.install("${REST}")`);
+  pyodide.runPython("import sys, os; sys.path.insert(0, os.getcwd())");
+  pyodide.runPython(`import stdlib_rest; stdlib_rest.install("${REST}")`);
   return pyodide.pyimport(module).handle;
 }
 

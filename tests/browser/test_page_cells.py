@@ -189,7 +189,8 @@ def test_every_cell_prints_the_lesson_numbers(page, site_url):
 # also holds part of (json, encodings, importlib), whose other modules come from stdlib_rest.zip.
 REST_OF_STDLIB = """import statistics, fractions, email.mime.text, json.tool, encodings.cp1252, importlib.resources
 print(statistics.median([3, 1, 2]), fractions.Fraction(6, 4), b"\\x80".decode("cp1252"))
-print(*(m.__file__.split("/")[2] for m in (statistics, email.mime.text, json.tool, encodings.cp1252, importlib.resources)))
+modules = statistics, email.mime.text, json.tool, encodings.cp1252, importlib.resources
+print(*(m.__file__.split("/")[2] for m in modules))
 """
 
 
