@@ -525,6 +525,22 @@ def test_if_python_fails_the_code_stays_readable_and_says_why_run_is_off(page, s
     expect(run_button(page, "two_heads")).to_be_disabled()
 
 
+@pytest.mark.expected_console(r"Failed to load resource")
+def test_if_the_rest_of_the_library_is_missing_run_says_so_and_the_figure_lives(page, site_url):
+    """The cells' worker needs stdlib_rest.zip: without it the cells say why they cannot run, naming the file
+    and its status, while the page's own Python (which never fetches it) keeps the figure live."""
+    page.route(f"**/{build.STDLIB_REST}", lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(site_url)
+    wait_ready(page)
+    expect(page.locator("body")).to_have_attribute("data-cells", "failed", timeout=READY_TIMEOUT_MS)
+    run_button(page, "two_heads").click()
+    expect(status(page, "two_heads")).to_have_text(
+        f"The cells' Python could not start: {build.SUB_PATH}pyodide/{build.STDLIB_REST} answered 404")
+    grid_field(page, 1, 2).fill("0.0")  # section 4's exercise: head 1 flattens to 0.5
+    grid_field(page, 1, 3).fill("1.0")
+    expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
+
+
 def test_show_puts_tokens_into_the_live_figure(page, site_url):
     """show(tokens) from a cell redraws the figure; bad tokens give the page's sentence as a cell error."""
     page.goto(site_url)
