@@ -4,7 +4,8 @@
 
 One fresh build, one server, interleaved cold loads of a bare page (only
 loadPyodide() from the same vendored files: the floor) and of the lesson, then
-redraw latency over many edits, then a repeat visit with a warm HTTP cache.
+redraw latency over many edits, then a repeat visit with a warm HTTP cache, then the
+bytes a first visit costs until the cells' worker is ready (counted at the server).
 Prints a table and writes JSON. Not a test: nothing here asserts a time.
 """
 
@@ -81,7 +82,7 @@ def serve(directory):
 
 
 def network_counter(page):
-    """Bytes and requests as the network saw them (CDP), including workers started by the page."""
+    """Bytes and requests as the network saw them (CDP): the page's own (a worker's are not seen here)."""
     totals = {"bytes": 0, "requests": 0}
     client = page.context.new_cdp_session(page)
     client.send("Network.enable")
@@ -92,6 +93,35 @@ def network_counter(page):
 
     client.on("Network.loadingFinished", finished)
     return totals
+
+
+def first_visit_bytes(playwright, site):
+    """Bytes the server sends for a first visit until the cells' worker is ready: the page and the worker.
+
+    A profile on disk, as a reader's browser has (a fresh context's cache lives in memory, where the
+    9.6 MB wasm does not fit, so its worker would download the wasm again); counted at the server,
+    which sees the worker's requests too. Returns (bytes, [paths sent more than once]).
+    """
+    server = build.make_server(site, port=0, prefix=build.SUB_PATH)
+    sent = []
+
+    class Counted(server.RequestHandlerClass):
+        def send_response(self, code, message=None):
+            if code == 200:
+                sent.append(self.path.split("?")[0])
+            super().send_response(code, message)
+
+    server.RequestHandlerClass = Counted
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS)
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}")
+        page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
+        context.close()
+    server.shutdown()
+    paths = [("index.html" if path.endswith("/") else path.lstrip("/")) for path in sent]
+    return sum((site / path).stat().st_size for path in paths), sorted({p for p in paths if paths.count(p) > 1})
 
 
 def load(browser, url, first_run=False):
@@ -205,6 +235,7 @@ def run(loads, edits):
             large = redraw_times(browser, url, large_fragment(), "input[aria-label='token 3 slot 10']", edits)
             repeats = [repeat_visit(browser, url) for _ in range(loads)]
             browser.close()
+            visit_bytes, sent_twice = first_visit_bytes(p, site)
         server.shutdown()
 
     def median(rows, key):
@@ -227,6 +258,8 @@ def run(loads, edits):
         "redraw_large_median_ms": statistics.median(large),
         "redraw_large_p95_ms": p95(large),
         "repeat_ready_ms": statistics.median(repeats),
+        "first_visit_bytes": visit_bytes,
+        "first_visit_sent_twice": sent_twice,
         "loads": loads,
         "edits": edits,
         "date": time.strftime("%Y-%m-%d"),
@@ -251,7 +284,8 @@ def table(result):
             ("redraw while a cell runs sum(range(10**11)), slowest", "redraw_during_cell_max_ms", "ms"),
             ("redraw, 16x64 8 heads random projections, median", "redraw_large_median_ms", "ms"),
             ("redraw, 16x64 8 heads random projections, p95", "redraw_large_p95_ms", "ms"),
-            ("repeat visit ready (warm cache)", "repeat_ready_ms", "ms")]
+            ("repeat visit ready (warm cache)", "repeat_ready_ms", "ms"),
+            ("bytes sent until the cells' worker is ready (disk cache)", "first_visit_bytes", "B")]
     lines = [f"| figure | value | target |", "|---|---|---|"]
     for label, key, unit in rows:
         value = result[key]
@@ -273,6 +307,8 @@ def main():
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(table(result))
+    if result["first_visit_sent_twice"]:
+        print(f"sent twice on a first visit: {', '.join(result['first_visit_sent_twice'])}")
     print(f"wrote {args.out}")
 
 
