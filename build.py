@@ -11,6 +11,7 @@ stay in node_modules/ and .cache/, so a rebuild is offline and fast.
 import argparse
 import ast
 import base64
+import functools
 import hashlib
 import http.server
 import io
@@ -160,11 +161,11 @@ def _pyscript_core(out):
     return chunk.group(1), (out / "pyscript" / chunk.group(1)).read_text()
 
 
-def _pyscript_sources(out):
-    """{pyscript/NAME.py: text}: PyScript's own Python package, which it writes into the working directory at start.
+@functools.cache
+def _pyscript_package():
+    """((pyscript/NAME.py, text), ...): PyScript's own Python package as its npm package's src/stdlib holds it.
 
-    Read from the vendored package's src/stdlib; checked to be the very texts its bundle writes (a
-    mismatch stops the build rather than compile or scan other code than what runs).
+    Read once per process (a build asks for it twice: for the site archive and the page's library).
     """
     module = (NODE_MODULES / "@pyscript" / "core" / "src" / "stdlib" / "pyscript.js").as_uri()
     done = subprocess.run(["node", "--input-type=module", "-e",
@@ -177,7 +178,16 @@ def _pyscript_sources(out):
         for name, value in tree.items():
             yield from [(prefix + name, value)] if isinstance(value, str) else flat(value, f"{prefix}{name}/")
 
-    sources = dict(flat(json.loads(done.stdout)))
+    return tuple(flat(json.loads(done.stdout)))
+
+
+def _pyscript_sources(out):
+    """{pyscript/NAME.py: text}: PyScript's own Python package, which it writes into the working directory at start.
+
+    Checked to be the very texts the bundle in `out` writes (a mismatch stops the build rather than
+    compile or scan other code than what runs).
+    """
+    sources = dict(_pyscript_package())
     _, bundle = _pyscript_core(out)
     differ = [path for path, text in sources.items() if json.dumps(text, ensure_ascii=False) not in bundle]
     if differ or not sources:
@@ -218,32 +228,21 @@ def _page_stdlib(out):
     sources only, which the workers add after their start for a reader's imports.
 
     The names come from every file of Python the page's interpreter runs: the site's modules, mha and
-    PyScript's package. The list is cached in .cache/ by a hash of those names, the Pyodide version
-    and the script; the bytecode, like the site's, by _with_bytecode.
+    PyScript's package. The list and the bytecode are cached in .cache/ (_node_json).
     """
     sources = {path: (SITE / path).read_text() for path in [*_site_modules(), ENTRY]}
     sources |= {str(p.relative_to(PY)): p.read_text() for p in sorted((PY / "mha").rglob("*.py"))}
     sources |= _pyscript_sources(out)
-    names = _imported_names(sources)
-    script = ROOT / "scripts" / "page_stdlib.mjs"
-    key = _sha256(json.dumps([PYODIDE_VERSION, names, script.read_text()]).encode())[:16]
-    cached = CACHE / f"page-stdlib-{key}.json"
-    if not cached.exists():
-        done = subprocess.run(["node", str(script)], input=json.dumps(names), capture_output=True, text=True, cwd=ROOT)
-        if done.returncode:
-            sys.exit(f"scripts/page_stdlib.mjs could not list the page's standard modules:\n{done.stderr[-2000:]}")
-        if json.loads(done.stdout)["missing"]:
-            sys.exit(f"Pyodide under Node cannot import standard modules the page's Python imports: {done.stdout}")
-        CACHE.mkdir(exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.part")  # builds running side by side: rename is atomic
-        partial.write_text(done.stdout)
-        partial.replace(cached)
-    needed = set(json.loads(cached.read_text())["modules"].values())
+    listed = _node_json("page_stdlib.mjs", _imported_names(sources), "list the page's standard modules")
+    if listed["missing"]:
+        sys.exit(f"Pyodide under Node cannot import standard modules the page's Python imports: {listed['missing']}")
+    needed = set(listed["modules"].values())
+    files, rest = {}, {}  # the page's zip; the workers' rest: the other sources
     with zipfile.ZipFile(NODE_MODULES / "pyodide" / "python_stdlib.zip") as vendored:
-        files = {info.filename: vendored.read(info) for info in vendored.infolist()
-                 if not info.is_dir() and (info.filename in needed or not info.filename.endswith(".py"))}
-        rest = {info.filename: vendored.read(info) for info in vendored.infolist()
-                if info.filename.endswith(".py") and info.filename not in needed}
+        for info in vendored.infolist():
+            if not info.is_dir():
+                leftover = info.filename.endswith(".py") and info.filename not in needed
+                (rest if leftover else files)[info.filename] = vendored.read(info)
     compiled = _with_bytecode(files, file_prefix=STDLIB_IN_PYODIDE)
     beside = {path + "c": compiled[_pycache(path)] for path in files if path.endswith(".py")}  # zipimport's place
     (out / "pyodide" / PAGE_STDLIB).write_bytes(_zip({**files, **beside}))
@@ -262,24 +261,35 @@ def _with_bytecode(files, file_prefix=""):
     """{path: bytes} plus a __pycache__/*.pyc for each .py, compiled by the pinned Pyodide under Node.
 
     The page's Python then imports without compiling: about 0.1 s less before the figures are
-    live. Unchecked-hash pycs (scripts/compile_pyc.mjs says why); cached in .cache/ by a hash of
-    the sources and the Pyodide version, so a rebuild of unchanged sources runs no Node.
+    live. Unchecked-hash pycs (scripts/compile_pyc.mjs says why); cached by _node_json, so a rebuild
+    of unchanged sources runs no Node.
     file_prefix: put before each path in the code's file name (what a traceback shows).
     """
     sources = {path: data.decode("utf-8") for path, data in files.items() if path.endswith(".py")}
-    key = _sha256(json.dumps([PYODIDE_VERSION, file_prefix, sources], sort_keys=True).encode())[:16]
-    cached = CACHE / f"pyc-{key}.json"
+    encoded = _node_json("compile_pyc.mjs", sources, "compile the modules", file_prefix)
+    compiled = {path: base64.b64decode(text) for path, text in encoded.items()}
+    return {**files, **dict(sorted(compiled.items()))}
+
+
+def _node_json(script, given, doing, *args):
+    """What scripts/SCRIPT (run by Node, with `given` as JSON on stdin and args) prints, as JSON.
+
+    Cached in .cache/ by a hash of the Pyodide version, the script, its arguments and `given`, so a
+    rebuild with none of them changed runs no Node. doing: what the script does, for the error.
+    """
+    path = ROOT / "scripts" / script
+    stdin = json.dumps(given, sort_keys=True)
+    key = _sha256(json.dumps([PYODIDE_VERSION, path.read_text(), args, stdin]).encode())[:16]
+    cached = CACHE / f"{path.stem}-{key}.json"
     if not cached.exists():
-        done = subprocess.run(["node", str(ROOT / "scripts" / "compile_pyc.mjs"), file_prefix],
-                              input=json.dumps(sources), capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(["node", str(path), *args], input=stdin, capture_output=True, text=True, cwd=ROOT)
         if done.returncode:
-            sys.exit(f"scripts/compile_pyc.mjs could not compile the modules:\n{done.stderr[-2000:]}")
+            sys.exit(f"scripts/{script} could not {doing}:\n{done.stderr[-2000:]}")
         CACHE.mkdir(exist_ok=True)
         partial = cached.with_suffix(f".{os.getpid()}.part")  # builds running side by side: rename is atomic
         partial.write_text(done.stdout)
         partial.replace(cached)
-    compiled = {path: base64.b64decode(text) for path, text in json.loads(cached.read_text()).items()}
-    return {**files, **dict(sorted(compiled.items()))}
+    return json.loads(cached.read_text())
 
 
 def _bundle_editor(out):
