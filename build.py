@@ -492,8 +492,12 @@ def build(out_dir=DIST):
     return out
 
 
-def make_server(directory, port=0, prefix=SUB_PATH, root_too=False, quiet=True):
-    """A threaded loopback HTTP server for directory under prefix (and / if root_too); no special headers."""
+def make_server(directory, port=0, prefix=SUB_PATH, root_too=False, quiet=True, sent=None):
+    """A threaded loopback HTTP server for directory under prefix (and / if root_too); no special headers.
+
+    sent: a list, if given, that gets (file, status) for each answer: the file relative to directory
+    ('index.html' for the folder), the status as a number. It sees the workers' requests too.
+    """
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MEDIA_TYPES}
@@ -522,6 +526,12 @@ def make_server(directory, port=0, prefix=SUB_PATH, root_too=False, quiet=True):
         def do_HEAD(self):
             if self._route():
                 super().do_HEAD()
+
+        def send_response(self, code, message=None):
+            if sent is not None:
+                file = self.path.split("?")[0].lstrip("/")
+                sent.append((file if file and not file.endswith("/") else file + "index.html", int(code)))
+            super().send_response(code, message)
 
         def log_message(self, format, *args):
             if not quiet:

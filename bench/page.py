@@ -75,8 +75,8 @@ EDIT = """async ([selector, values, gap]) => {
 }"""
 
 
-def serve(directory):
-    server = build.make_server(directory, port=0, prefix=build.SUB_PATH)
+def serve(directory, sent=None):
+    server = build.make_server(directory, port=0, prefix=build.SUB_PATH, sent=sent)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}"
 
@@ -102,26 +102,17 @@ def first_visit_bytes(playwright, site):
     9.6 MB wasm does not fit, so its worker would download the wasm again); counted at the server,
     which sees the worker's requests too. Returns (bytes, [paths sent more than once]).
     """
-    server = build.make_server(site, port=0, prefix=build.SUB_PATH)
     sent = []
-
-    class Counted(server.RequestHandlerClass):
-        def send_response(self, code, message=None):
-            if code == 200:
-                sent.append(self.path.split("?")[0])
-            super().send_response(code, message)
-
-    server.RequestHandlerClass = Counted
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, url = serve(site, sent)
     with tempfile.TemporaryDirectory() as profile:
         context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS)
         page = context.new_page()
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}")
+        page.goto(url)
         page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
         context.close()
     server.shutdown()
-    paths = [("index.html" if path.endswith("/") else path.lstrip("/")) for path in sent]
-    return sum((site / path).stat().st_size for path in paths), sorted({p for p in paths if paths.count(p) > 1})
+    files = [file for file, status in sent if status == 200]  # 304: the browser only asked; no body
+    return sum((site / file).stat().st_size for file in files), sorted({f for f in files if files.count(f) > 1})
 
 
 def load(browser, url, first_run=False):
