@@ -24,6 +24,10 @@ class RestOfStdlib:
 
 
 def install(archive):
-    """Make the modules of the zip at `archive` (a path in Pyodide's files) importable, after all others."""
+    """Make the modules of the zip at `archive` (a path in Pyodide's files) importable, after all others.
+
+    RestOfStdlib alone finds every module; the zip is on sys.path too so that pkgutil (help('modules'))
+    lists its modules, as it lists a stock Pyodide's.
+    """
     sys.path.append(archive)
     sys.meta_path.append(RestOfStdlib(archive))

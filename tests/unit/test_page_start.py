@@ -144,8 +144,9 @@ if (rest) {
   pyodide.runPython("import stdlib_rest; stdlib_rest.install('/lib/stdlib_rest.zip')");
 }
 process.stdout.write(pyodide.runPython(`
-import importlib.util, json
-found = {}
+import importlib.util, json, pkgutil
+found = {"(listed by pkgutil)": sorted(module.name for module in pkgutil.iter_modules()
+                                      if getattr(module.module_finder, "archive", "").endswith(".zip"))}
 for name in json.loads(${JSON.stringify(readFileSync(names, "utf8"))}):
     try:
         spec = importlib.util.find_spec(name)
@@ -160,7 +161,8 @@ json.dumps(found)
 def test_a_worker_finds_every_standard_module_a_stock_pyodide_finds(built_site, tmp_path):
     """Started as worker.mjs starts it (the page's zip, then the rest through site/stdlib_rest.py), Pyodide
     finds each module of the library where a stock one, started from the whole vendored zip, finds it: the
-    same file (or frozen, or the same error), also inside packages split between the two zips."""
+    same file (or frozen, or the same error), also inside packages split between the two zips; and pkgutil
+    lists the same top-level modules."""
     names = tmp_path / "names.json"
     with zipfile.ZipFile(VENDORED_STDLIB) as vendored:
         names.write_text(json.dumps(sorted(_stdlib_modules(vendored))))
@@ -168,6 +170,7 @@ def test_a_worker_finds_every_standard_module_a_stock_pyodide_finds(built_site, 
     ours = json.loads(_node(FIND_EVERY_MODULE, names, _page_stdlib(built_site),
                             built_site / "pyodide" / build.STDLIB_REST, build.SITE / "stdlib_rest.py"))
     assert len(stock) > 400 and stock["json.tool"] == "json/tool.py" and stock["statistics"] == "statistics.py"
+    assert "statistics" in stock["(listed by pkgutil)"]
     assert {name: (found, ours[name]) for name, found in stock.items() if ours[name] != found} == {}
 
 
