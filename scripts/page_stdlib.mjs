@@ -9,8 +9,8 @@
 // Pyodide imports while it starts: on the 2-core test machine that compiling is most of the 2.5-3 s
 // its start-up takes. The page's interpreter runs only the site's own code (a reader's code runs in
 // the cells' worker, which adds the rest of the library from pyodide/stdlib_rest.zip), so it can
-// start from a zip of just these modules, each with bytecode. Imported here, in this same pinned Pyodide, so the list is the one the
-// browser's Pyodide would import (paths relative to the zip).
+// start from a zip of just these modules, each with bytecode. Imported here, in this same pinned
+// Pyodide, so the list is the one the browser's Pyodide would import (paths relative to the zip).
 import { loadPyodide } from "pyodide";
 
 let input = "";
