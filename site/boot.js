@@ -8,8 +8,9 @@
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
 //   window.mhaPatch(id, text, class, delta, values, marked)  same-shape redraw: one entry per <td> of the
 //                             element, in document order: text, class and delta as newline-joined
-//                             strings, values a Float64Array (each cell's data-value is pythonRepr of its
-//                             number); marked = JSON [[text, class], ...], one per [data-patch] element.
+//                             strings, values a Float64Array (each table's data-values: the pythonRepr
+//                             of its cells' numbers, space-separated); marked = JSON [[text, class], ...],
+//                             one per [data-patch] element.
 //                             Returns false (nothing changed) if the counts differ, and Python draws the
 //                             whole tree. Lines of class "attn-line" (the attention pictures,
 //                             figures/pictures.py) mirror the <td>s one for one: the i-th line's
@@ -62,7 +63,7 @@ window.mhaDraw = (id, json) => {
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
 };
 
-// Python's repr() of a float, for data-value. JavaScript's shortest round-trip digits are Python's (each
+// Python's repr() of a float, for a table's data-values. JavaScript's shortest round-trip digits are Python's (each
 // prints the shortest decimal that reads back as the same double); only the layout differs: Python
 // writes "1.0", "-0.0", "1e-05", "1e+16" where JavaScript writes "1", "0", "0.00001", "10000000000000000".
 // So the digits come from toExponential() and are laid out as Python's float_repr does.
@@ -100,17 +101,20 @@ window.mhaPatch = (id, textColumn, classColumn, deltaColumn, value, markedJson) 
   const lines = target.querySelectorAll(".attn-line");
   if (tds.length !== text.length || value.length !== text.length || patched.length !== marked.length) return false;
   if (lines.length && lines.length !== tds.length) return false;
+  const tables = target.querySelectorAll("table");
+  const cellsOf = [...tables].map((table) => table.getElementsByTagName("td").length);
+  if (cellsOf.reduce((sum, count) => sum + count, 0) !== tds.length) {
+    throw new Error(`mhaPatch: #${id} has a cell outside a table`);
+  }
   const last = lastPatch.get(id);
   for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
+    // The 4-decimal text often stays when the exact value moves: leave that cell's layout alone.
+    if (last ? last.text[i] !== text[i] : td.firstChild.data !== text[i]) td.firstChild.data = text[i];
     // Object.is: -0 and 0 are different numbers to Python's repr ("-0.0", "0.0").
-    const exact = last ? null : pythonRepr(value[i]);
-    if (last ? !Object.is(last.value[i], value[i]) : td.getAttribute("data-value") !== exact) {
-      // The 4-decimal text often stays when the exact value moves: leave that cell's layout alone.
-      if (last ? last.text[i] !== text[i] : td.firstChild.data !== text[i]) td.firstChild.data = text[i];
-      const repr = exact ?? pythonRepr(value[i]);
-      td.setAttribute("data-value", repr);
-      if (lines.length) lines[i].setAttribute("stroke-opacity", repr);
+    if (lines.length && !(last && Object.is(last.value[i], value[i]))) {
+      const repr = pythonRepr(value[i]);
+      if (lines[i].getAttribute("stroke-opacity") !== repr) lines[i].setAttribute("stroke-opacity", repr);
     }
     if (last ? last.classes[i] !== classes[i] : td.className !== classes[i]) td.className = classes[i];
     if ((last ? last.delta[i] : td.getAttribute("data-delta") || "") !== delta[i]) {
@@ -118,6 +122,12 @@ window.mhaPatch = (id, textColumn, classColumn, deltaColumn, value, markedJson) 
       else td.removeAttribute("data-delta");
     }
   }
+  let start = 0;  // each table's exact numbers: one attribute per table (page/dom.py, exact_values)
+  tables.forEach((table, t) => {
+    const exact = Array.from(value.subarray(start, start + cellsOf[t]), pythonRepr).join(" ");
+    if (table.getAttribute("data-values") !== exact) table.setAttribute("data-values", exact);
+    start += cellsOf[t];
+  });
   lastPatch.set(id, { text, value, classes, delta });
   marked.forEach(([words, cls], i) => {
     const element = patched[i];

@@ -282,6 +282,11 @@ def weights_table(page, label):
     return page.get_by_role("table", name=label, exact=True)
 
 
+def exact_values(tables):
+    """The exact numbers of live tables (a locator of one or more), in cell order: each data-values' repr texts."""
+    return tables.evaluate_all("tables => tables.flatMap((table) => table.dataset.values.split(' '))")
+
+
 def expect_tables(page, tables):
     """Each named table's body has exactly these rows of printed cells."""
     from playwright.sync_api import expect

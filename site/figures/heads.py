@@ -10,7 +10,7 @@ prints them. Runs in CPython and Pyodide.
 import mha
 from figures.pictures import attention_picture, pictured, pictures_note
 from figures.registry import NO_PATCH, Figure
-from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_cell,
+from page.dom import (band_class, body_row, classes, count_select, exact_values, fixed, header_row, joined,
                       number_text, select, signed, slot_range, table, weight_class)
 from page.state import DEFAULT_CONTEXT, button_rules
 
@@ -158,8 +158,8 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
 def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
-    {"text", "class", "value", "delta": one entry per <td> ("value": the float itself, whose repr() a drawn
-    cell carries in data-value); "marked": [text, class] per [data-patch]},
+    {"text", "class", "value", "delta": one entry per <td> ("value": the float itself, whose repr() its
+    table lists in data-values); "marked": [text, class] per [data-patch]},
     in document order: exactly what head_tables would draw. All tables' cells go through one
     weight_columns call (a 16 x 64 edit with 8 heads patches 2304 cells on every keystroke).
     """
@@ -182,18 +182,19 @@ def _head_caption(result, h):
 def weight_table(weights, label, caption, changes=None, key_label="token"):
     """<table aria-label=label>: rows = query tokens, columns = key tokens, 4-decimal weights.
 
-    Each cell has data-value = repr(weight) and a w0..w9 class; with `changes`
-    (mha.weight_changes against the previous weights), a moved cell gets class
-    'moved' and data-delta (the signed change, shown by CSS after the number),
-    and the caption ends in ': moved' or ': unchanged'.
+    The table's data-values lists repr(weight) of every cell (dom.exact_values); each cell
+    has a w0..w9 class; with `changes` (mha.weight_changes against the previous weights),
+    a moved cell gets class 'moved' and data-delta (the signed change, shown by CSS after
+    the number), and the caption ends in ': moved' or ': unchanged'.
     """
     width = len(weights[0])
-    cells = [["td", {"class": cls, "data-value": repr(value), **({"data-delta": delta} if delta else {})}, text]
-             for text, cls, value, delta in zip(*weight_columns(weights, changes))]
+    texts, cell_classes, values, deltas = weight_columns(weights, changes)
+    cells = [["td", {"class": cls, **({"data-delta": delta} if delta else {})}, text]
+             for text, cls, delta in zip(texts, cell_classes, deltas)]
     rows = [body_row(f"token {i}", cells[i * width:(i + 1) * width]) for i in range(len(weights))]
     text, cls = _caption_parts(caption, changes)
     head = header_row("query \\ key", [f"{key_label} {j}" for j in range(width)])
-    return ["table", {"aria-label": label, "class": "figure-table weights"},
+    return ["table", {"aria-label": label, "class": "figure-table weights", "data-values": exact_values(values)},
             ["caption", {"data-patch": "", **classes(cls)}, text], ["thead", {}, head], ["tbody", {}, *rows]]
 
 
@@ -217,7 +218,7 @@ def weight_columns(weights, changes=None):
     Written for speed: this runs for every weight on every keystroke, so each column is formatted
     by one %-operation over all cells (the same digits as dom.fixed and dom.signed, which use the
     same float formatting) instead of one format call per cell. The weights go as they are: a tree's
-    data-value is their repr(), and a patch sends them as numbers (boot.js writes the same text).
+    data-values lists their repr(), and a patch sends them as numbers (boot.js writes the same text).
     """
     flat = [w for row in weights for w in row]
     texts = _formatted("%.4f", flat)
@@ -290,8 +291,9 @@ def output_tables(result):
     tables = []
     for label, caption, rows, cols, bands in _output_sections(result):
         head = header_row("token", cols, lambda s: classes(bands[s]))
-        body = [body_row(f"token {i}", [number_cell(x) for x in row]) for i, row in enumerate(rows)]
+        body = [body_row(f"token {i}", [["td", {"class": "num"}, fixed(x)] for x in row]) for i, row in enumerate(rows)]
         tree = table(label, caption, head, body, "numbers")
+        tree[1]["data-values"] = exact_values(x for row in rows for x in row)
         tree[2][1]["data-patch"] = ""
         tables.append(tree)
     return ["div", {"class": "output-tables"}, *tables]

@@ -109,6 +109,15 @@ def classes(*names):
     return {"class": joined} if joined else {}
 
 
+def exact_values(numbers):
+    """A live table's data-values: every cell's number as repr(), space-separated, in the order of its <td>s.
+
+    The tables mhaPatch keeps up to date carry their exact numbers once per table, not once per cell:
+    at 2,304 cells, one attribute write per cell was about a sixth of an edit's redraw.
+    """
+    return " ".join([repr(float(x)) for x in numbers])
+
+
 def number_cell(x, *extra_classes):
     """<td data-value=repr(x)>x to 4 decimals</td>: the printed and the exact number."""
     return ["td", {"data-value": repr(float(x)), **classes("num", *extra_classes)}, fixed(x)]

@@ -4,7 +4,7 @@ One page load is shared by the tests of this module (Pyodide takes seconds to
 start); each test begins from "reset everything". Expected numbers are
 the worked example and exercise derived in conftest.py or mha's own, computed here
 in CPython, compared with what the page prints (4 decimals) and with the full
-float each cell carries in data-value.
+floats each table lists in data-values.
 """
 
 import re
@@ -14,7 +14,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha
-from conftest import EXERCISE, WORKED, expect_tables, field, open_page, weights_table
+from conftest import EXERCISE, WORKED, exact_values, expect_tables, field, open_page, weights_table
 
 # --- test data ---------------------------------------------------------------
 
@@ -30,9 +30,9 @@ BAD_COUNTS = ["", "abc", "-3", "1e309", "99999999999999"]
 # --- helpers ---------------------------------------------------------------------
 
 def expect_weights(page, label, weights):
-    """Every cell prints the weight to 4 decimals and carries repr(weight) in data-value."""
+    """Every cell prints the weight to 4 decimals, and the table lists each repr(weight) in data-values."""
     expect_tables(page, {label: [[f"{w:.4f}" for w in row] for row in weights]})
-    values = weights_table(page, label).locator("td").evaluate_all("cells => cells.map(c => c.dataset.value)")
+    values = exact_values(weights_table(page, label))
     assert [float(v) for v in values] == pytest.approx([w for row in weights for w in row], abs=1e-15)
 
 
@@ -62,9 +62,9 @@ EDGE_TOKENS = [  # outputs whose repr() is laid out differently from JavaScript'
 ]  # head 1 (slots 2-3) scores about +-1e32: its weights are exactly 1.0 and 0.0 (JS "1", "0")
 
 
-def test_patched_cells_carry_pythons_repr_of_each_number(reader):
-    """Edits patch cells in place, and boot.js writes each data-value from the number Python sent: it must
-    be that number's repr() to the character, also where JavaScript would print it differently."""
+def test_patched_tables_carry_pythons_repr_of_each_number(reader):
+    """Edits patch cells in place, and boot.js writes each table's data-values from the numbers Python sent:
+    each must be that number's repr() to the character, also where JavaScript would print it differently."""
     reader.evaluate("document.getElementById('outputs-details').open = true")
     for t, row in enumerate(EDGE_TOKENS):
         for s, x in enumerate(row):
@@ -75,7 +75,8 @@ def test_patched_cells_carry_pythons_repr_of_each_number(reader):
     shown = []
     for selector, expected in (("#head-tables td", weights), ("#fig-outputs td", outputs)):
         expect(reader.locator(selector)).to_have_count(len(expected))
-        values = reader.locator(selector).evaluate_all("cells => cells.map(c => c.dataset.value)")
+        values = exact_values(reader.locator(selector.replace(" td", " table")))
+        assert not reader.locator(selector.replace(" td", " td[data-value]")).count()  # one attribute per table
         assert [float(v) for v in values] == pytest.approx(expected, rel=1e-12, abs=1e-300), selector
         shown += values
     # repr(float(text)) == text: Python's own layout and shortest digits (Pyodide's last bits may differ
@@ -470,7 +471,7 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
         field.value = "2.5";
         field.dispatchEvent(new Event("input", { bubbles: true }));
         return [...Array(8).keys()].map((h) => `head ${h} weights`).concat(["one head weights"])
-            .map((name) => [...document.querySelectorAll(`table[aria-label='${name}'] td`)].map((c) => c.dataset.value));
+            .map((name) => document.querySelector(`table[aria-label='${name}']`).dataset.values.split(" "));
     }""")
     state["tokens"][3][10] = 2.5
     weights = mha.random_projections(64, 8, seed=0)

@@ -11,13 +11,13 @@ import pytest
 from playwright.sync_api import expect
 
 import mha
-from conftest import WASM, expect_tables, field, open_page, weights_table
+from conftest import WASM, exact_values, expect_tables, field, open_page, weights_table
 from page import state as figure_state
 
 TABLES = ["head 0 weights", "head 1 weights", "one head weights"]
 LINES_AND_CELLS = """(id) => [...document.querySelectorAll(`#${id} .head-view`)].map((view) => [
     [...view.querySelectorAll('.attn-line')].map((l) => l.getAttribute('stroke-opacity')),
-    [...view.querySelectorAll('td')].map((td) => td.dataset.value)])"""
+    [...view.querySelectorAll('table')].flatMap((table) => table.dataset.values.split(' '))])"""
 LIT = """() => ({rows: [...document.querySelectorAll('#head-tables table.weights tbody tr.lit')]
                      .map((tr) => tr.sectionRowIndex),
              queries: [...document.querySelectorAll('#head-tables .attn-q.lit')].map((g) => g.dataset.query),
@@ -131,7 +131,7 @@ def test_the_slider_sharpens_and_flattens_every_table_and_says_so(reader):
     expect(reader.locator("#temperature-value")).to_have_text("T = 20: flatter than the recipe")
     slider.press("Home")  # the keyboard reaches the sharpest stop
     expect(reader.locator("#temperature-value")).to_have_text("T = 0.05: sharper than the recipe")
-    assert float(weights_table(reader, "head 1 weights").locator("td").first.get_attribute("data-value")) > 0.9999
+    assert float(exact_values(weights_table(reader, "head 1 weights"))[0]) > 0.9999
     reader.locator("#reset-all").click()
     expect(slider).to_have_value(str(figure_state.TEMPERATURES.index(1.0)))
     expect(reader.locator("#temperature-value")).to_have_text("T = 1: the plain recipe")

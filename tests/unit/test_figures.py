@@ -1,7 +1,7 @@
 """The lesson's figure trees carry the rendering contract and mha's numbers.
 
 References: the hand-worked numbers of tests/conftest.py (the worked example, the exercise), written here
-as literals; data-value is compared with what mha computes.
+as literals; each table's data-values is compared with what mha computes.
 """
 
 import pytest
@@ -9,7 +9,7 @@ import pytest
 from figures import kv
 from figures import heads as lf
 import mha
-from trees import class_list, find, nodes, text
+from trees import class_list, exact_values, find, nodes, text
 
 # --- test data ---------------------------------------------------------------
 
@@ -107,13 +107,13 @@ def test_weight_tables_print_the_lesson_numbers(tokens, expected):
         assert [[text(td) for td in row] for row in weight_cells(table(tree, label))] == rows
 
 
-def test_data_value_is_the_full_float_from_mha():
+def test_each_weight_table_lists_the_full_floats_from_mha_once_and_its_cells_none():
     result, wide = compute(mha.LESSON_TOKENS)
     tree = lf.head_tables(result, wide)
     for label, weights in [("head 0 weights", result.weights[0]), ("head 1 weights", result.weights[1]),
                            ("one head weights", wide)]:
-        cells = weight_cells(table(tree, label))
-        assert [[float(td[1]["data-value"]) for td in row] for row in cells] == weights
+        assert [float(v) for v in exact_values(table(tree, label))] == [w for row in weights for w in row]
+        assert not [td for row in weight_cells(table(tree, label)) for td in row if "data-value" in td[1]]
 
 
 def test_weight_tables_have_real_headers():
@@ -181,7 +181,7 @@ def test_output_tables_show_heads_concat_and_mixed_outputs():
     check_tree(tree)
     for label, rows in [("concatenated heads", result.concat), ("output after w_o", result.outputs)]:
         cells = [find(tr, "td") for tr in find(find(table(tree, label), "tbody")[0], "tr")]
-        assert [[float(td[1]["data-value"]) for td in row] for row in cells] == rows
+        assert [float(v) for v in exact_values(table(tree, label))] == [x for row in rows for x in row]
         assert [[text(td) for td in row] for row in cells] == [[f"{x:.4f}" for x in row] for row in rows]
     # the concatenation is each head's outputs side by side, its columns named by head
     concat = table(tree, "concatenated heads")
@@ -199,9 +199,10 @@ def test_patches_carry_exactly_what_the_trees_draw():
     previous = lf.weights_snapshot(*before)
     for tree, patch in [(lf.head_tables(result, wide, previous), lf.head_tables_patch(result, wide, previous)),
                         (lf.output_tables(result), lf.output_tables_patch(result))]:
-        cells = [[text(td), td[1]["class"], td[1]["data-value"], td[1].get("data-delta", "")] for td in find(tree, "td")]
-        values = map(repr, patch["value"])  # mhaPatch writes each number's repr() (boot.js's pythonRepr)
-        assert cells == [list(c) for c in zip(patch["text"], patch["class"], values, patch["delta"])]
+        cells = [[text(td), td[1]["class"], td[1].get("data-delta", "")] for td in find(tree, "td")]
+        assert cells == [list(c) for c in zip(patch["text"], patch["class"], patch["delta"])]
+        # mhaPatch writes each table's data-values from the numbers (boot.js's pythonRepr is repr())
+        assert exact_values(tree) == [repr(x) for x in patch["value"]]
         marked = [[text(n), n[1].get("class", "")] for n in nodes(tree) if "data-patch" in n[1]]
         assert marked == patch["marked"]
 

@@ -18,7 +18,7 @@ from figures import heads, pictures
 from mha.projections import random_vectors
 from page import state as figure_state
 from page.dom import to_json
-from trees import nodes
+from trees import exact_values, nodes
 
 SECTION = (Path(__file__).resolve().parents[2] / "site" / "sections" / "worked-example.html").read_text()
 
@@ -51,10 +51,11 @@ def test_a_picture_draws_one_line_per_weight_with_the_weight_as_opacity():
 
 
 def test_lines_follow_the_cells_of_the_tables_one_for_one_which_is_what_mhapatch_relies_on():
-    """boot.js sets line i's stroke-opacity from td i's data-value: the orders must agree."""
+    """boot.js sets line i's stroke-opacity from the number of td i: the orders must agree."""
     for options in ({}, {"causal": True}, {"heads": 1, "kv_heads": 1}):
         _, tree = lesson_tables(**options)
-        values = [td[1]["data-value"] for td in tagged(tree, "td")]
+        values = exact_values(tree)  # the tables' numbers, in the order of their cells
+        assert len(values) == len(tagged(tree, "td"))
         opacities = [line[1]["stroke-opacity"] for line in tagged(tree, "line", "attn-line")]
         assert opacities == values and values
 
@@ -64,8 +65,7 @@ def test_cross_attention_pictures_have_a_line_per_query_and_context_token():
     tree = heads.head_tables(view.cross, view.cross_wide, None, "context token", heads.CROSS_SUFFIX)
     picture = tagged(tree, "svg", "attn-picture")[0]
     assert len(tagged(picture, "line", "attn-line")) == 2 * 3  # 2 queries, 3 context tokens
-    assert [td[1]["data-value"] for td in tagged(tree, "td")] == \
-        [line[1]["stroke-opacity"] for line in tagged(tree, "line", "attn-line")]
+    assert exact_values(tree) == [line[1]["stroke-opacity"] for line in tagged(tree, "line", "attn-line")]
 
 
 def test_past_the_token_limit_there_are_no_lines_and_the_page_says_why():

@@ -34,3 +34,9 @@ def text(tree):
 def class_list(node):
     """A node's classes."""
     return node[1].get("class", "").split()
+
+
+def exact_values(tree):
+    """The data-values of every table in a tree, in document order: the exact numbers (repr texts) of its cells."""
+    return [value for table in find(tree, "table") if "data-values" in table[1]
+            for value in table[1]["data-values"].split(" ")]
