@@ -3,7 +3,8 @@
 //
 // Contract with Python:
 //   window.mhaDraw(id, json)  json = '[node, "text", ...]', a node = [tag, {attr: value}, ...children];
-//                             the element's children are replaced in one go (one FFI call per redraw).
+//                             the element's children become the trees (one FFI call per redraw; nodes
+//                             already in place are kept and updated, see drawChildren).
 //   window.mhaReady()         main.py has drawn the live figures: <body data-python="ready">.
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
 //   window.mhaPatch(id, text, class, delta, values, marked)  same-shape redraw: one entry per <td> of the
@@ -34,21 +35,74 @@ const STAGES = ["download", "start", "draw"];
 // How long start-up may take before the page gives up: a cold load is ~3 s here, 2 cores.
 const GIVE_UP_MS = 120000;
 
-function build(node, inSvg = false) {
-  if (typeof node === "string") return document.createTextNode(node);
-  const [tag, attrs, ...children] = node;
+function check(tag, attrs) {
   if (!TAGS.has(tag)) throw new Error(`mhaDraw: tag ${tag} is not allowed`);
-  const svg = inSvg || tag === "svg";
-  const element = svg ? document.createElementNS(SVG, tag) : document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
+  for (const name of Object.keys(attrs)) {
     if (!(ATTRIBUTE.test(name) || CASED_ATTRIBUTES.has(name)) || name.startsWith("on") || name === "style") {
       throw new Error(`mhaDraw: attribute ${name} is not allowed`);
     }
-    if (value === false) continue;
-    element.setAttribute(name, value === true ? "" : String(value));
+  }
+}
+
+function checkTree(node) {
+  if (typeof node === "string") return;
+  const [tag, attrs, ...children] = node;
+  check(tag, attrs);
+  children.forEach(checkTree);
+}
+
+function build(node, inSvg = false) {
+  if (typeof node === "string") return document.createTextNode(node);
+  const [tag, attrs, ...children] = node;
+  check(tag, attrs);
+  const svg = inSvg || tag === "svg";
+  const element = svg ? document.createElementNS(SVG, tag) : document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value !== false) element.setAttribute(name, value === true ? "" : String(value));
   }
   for (const child of children) element.append(build(child, svg));
   return element;
+}
+
+// A draw keeps each node already in place that has the tree's tag there, and brings its attributes and
+// children to the tree's; anything else is built anew. The DOM ends as if every child had been replaced,
+// but an edit that moves only numbers rewrites only their text (rebuilt elements are styled and laid out
+// again in full: about 2 ms a keystroke for the summary and the key/value figure at 16 x 64). Fields are
+// always built anew: a kept <input> would go on showing what a reader typed instead of its new value.
+const BUILT_ANEW = new Set(["input", "select", "textarea"]);
+
+function keeps(here, node, inSvg) {
+  if (typeof node === "string") return here.nodeType === Node.TEXT_NODE;
+  const [tag] = node;
+  return here.nodeType === Node.ELEMENT_NODE && here.localName === tag && !BUILT_ANEW.has(tag)
+    && (here.namespaceURI === SVG) === (inSvg || tag === "svg");
+}
+
+function drawChildren(parent, nodes, inSvg) {
+  const present = [...parent.childNodes];
+  nodes.forEach((node, i) => {
+    const here = present[i];
+    if (here && keeps(here, node, inSvg)) redrawNode(here, node, inSvg);
+    else if (here) here.replaceWith(build(node, inSvg));
+    else parent.append(build(node, inSvg));
+  });
+  for (const extra of present.slice(nodes.length)) extra.remove();
+}
+
+function redrawNode(here, node, inSvg) {
+  if (typeof node === "string") {
+    if (here.data !== node) here.data = node;
+    return;
+  }
+  const [tag, attrs, ...children] = node;
+  for (const name of here.getAttributeNames()) {
+    if (!Object.hasOwn(attrs, name) || attrs[name] === false) here.removeAttribute(name);
+  }
+  for (const [name, value] of Object.entries(attrs)) {
+    const text = value === true ? "" : String(value);
+    if (value !== false && here.getAttribute(name) !== text) here.setAttribute(name, text);
+  }
+  drawChildren(here, children, inSvg || tag === "svg");
 }
 
 // id -> the arrays last patched into its cells: compared with the new ones instead of reading
@@ -58,8 +112,10 @@ const lastPatch = new Map();
 window.mhaDraw = (id, json) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaDraw: no element #${id}`);
+  const nodes = JSON.parse(json);
+  nodes.forEach(checkTree);  // a tree the page refuses changes nothing
   lastPatch.delete(id);
-  target.replaceChildren(...JSON.parse(json).map((node) => build(node)));
+  drawChildren(target, nodes, false);
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
 };
 

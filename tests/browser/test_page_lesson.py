@@ -484,3 +484,84 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
     expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.4f}")
     page.context.close()
     assert not guard.problems(), guard.problems()
+
+
+# --- boot.js's mhaDraw: a draw over earlier children ends as a fresh build would --------------
+
+DRAWS = [  # (first children, then these drawn over them)
+    ([["p", {"class": "a", "title": "x"}, "one ", ["strong", {}, "two"]], "tail"],
+     [["p", {"class": "b"}, "one ", ["em", {}, "two"], "three"]]),                      # attribute gone, tag changed
+    ([["ul", {}, ["li", {}, "a"], ["li", {}, "b"], ["li", {}, "c"]]],
+     [["ul", {"hidden": True}, ["li", {"data-x": False}, "A"]], "text where a node was"]),  # fewer children, booleans
+    (["text first", ["div", {}]],
+     [["div", {}, ["svg", {"viewBox": "0 0 4 4"}, ["line", {"x1": "0", "stroke-opacity": "0.5"}]]], ["p", {}]]),
+    ([["svg", {"viewBox": "0 0 2 2"}, ["g", {}, ["line", {"x1": "1"}]]]],
+     [["svg", {"viewBox": "0 0 3 3"}, ["g", {"class": "k"}, ["line", {"x1": "2"}], ["text", {}, "t"]]]]),
+    ([["p", {}, "a", "b"]], [["p", {}, "c", "d", "e"]]),
+]
+DRAW_OVER = """([first, then]) => {
+    const [over, fresh] = ["draw-over", "draw-fresh"].map((id) => {
+        const element = document.createElement("div");
+        element.id = id;
+        document.body.append(element);
+        return element;
+    });
+    window.mhaDraw("draw-over", JSON.stringify(first));
+    const firstNode = over.firstChild;
+    window.mhaDraw("draw-over", JSON.stringify(then));
+    window.mhaDraw("draw-fresh", JSON.stringify(then));
+    const result = [over.innerHTML, fresh.innerHTML, over.firstChild === firstNode];
+    over.remove();
+    fresh.remove();
+    return result;
+}"""
+
+
+@pytest.mark.parametrize("first, then", DRAWS)
+def test_a_draw_over_earlier_children_ends_as_a_fresh_build_would(reader, first, then):
+    over, fresh, kept = reader.evaluate(DRAW_OVER, [first, then])
+    assert over == fresh
+    # The first node is kept when the tree has the same kind of node there: text for text, or the same tag.
+    assert kept == (type(first[0]) is type(then[0]) and (isinstance(then[0], str) or first[0][0] == then[0][0]))
+
+
+def test_a_field_is_built_anew_so_it_shows_its_new_value_not_what_was_typed(reader):
+    value = reader.evaluate("""() => {
+        const element = document.createElement("div");
+        element.id = "draw-field";
+        document.body.append(element);
+        window.mhaDraw("draw-field", JSON.stringify([["input", {"type": "text", "value": "1"}]]));
+        element.firstChild.value = "typed";  // what a reader typed: the property, not the attribute
+        window.mhaDraw("draw-field", JSON.stringify([["input", {"type": "text", "value": "2"}]]));
+        const shown = element.firstChild.value;
+        element.remove();
+        return shown;
+    }""")
+    assert value == "2"
+
+
+def test_a_tree_with_a_refused_tag_deep_inside_changes_nothing(reader):
+    before, error, after = reader.evaluate("""() => {
+        const summary = document.getElementById("moved-summary");
+        const before = summary.innerHTML;
+        let error = "";
+        try {
+            window.mhaDraw("moved-summary", JSON.stringify([["ul", {}, ["li", {}, "fine"], ["li", {}, ["script", {}, "x"]]]]));
+        } catch (e) { error = String(e.message); }
+        return [before, error, summary.innerHTML];
+    }""")
+    assert error == "mhaDraw: tag script is not allowed"
+    assert after == before
+
+
+def test_an_edit_keeps_the_summary_lines_and_rewrites_only_their_words(reader):
+    field(reader, 1, 2).fill("0")  # the exercise's edit: head 1 moves, head 0 does not
+    summary = reader.locator("#moved-summary li")
+    expect(summary.nth(1)).to_contain_text("head 1: moved")
+    before = summary.nth(1).inner_text()
+    reader.evaluate("""() => { for (const li of document.querySelectorAll("#moved-summary li")) li.kept = true; }""")
+    field(reader, 1, 2).fill("1")  # and back: head 1 moves the other way
+    expect(summary.nth(1)).not_to_have_text(before)
+    expect(summary.nth(1)).to_contain_text("head 1: moved")
+    kept = reader.evaluate("""() => [...document.querySelectorAll("#moved-summary li")].map((li) => li.kept === true)""")
+    assert kept == [True, True, True]
