@@ -222,11 +222,10 @@ def weight_columns(weights, changes=None):
     """
     flat = [w for row in weights for w in row]
     texts = _formatted("%.4f", flat)
-    buckets = [int(w * 10) for w in flat]  # softmax weights lie in [0, 1]
-    if changes is None:
-        return texts, [_PLAIN[b] for b in buckets], flat, [""] * len(flat)
+    if changes is None:  # a class by int(10 * weight): softmax weights lie in [0, 1]
+        return texts, [_PLAIN[int(w * 10)] for w in flat], flat, [""] * len(flat)
     moves = [c for row in changes for c in row]
-    cells = [(_MOVED if c else _PLAIN)[b] for b, c in zip(buckets, moves)]
+    cells = [(_MOVED if c else _PLAIN)[int(w * 10)] for w, c in zip(flat, moves)]
     return texts, cells, flat, [d if c else "" for d, c in zip(_formatted("%+.4f", moves), moves)]
 
 
