@@ -67,7 +67,7 @@ function build(node, inSvg = false) {
 // A draw keeps each node already in place that has the tree's tag there, and brings its attributes and
 // children to the tree's; anything else is built anew. The DOM ends as if every child had been replaced,
 // but an edit that moves only numbers rewrites only their text (rebuilt elements are styled and laid out
-// again in full: about 2 ms a keystroke for the summary and the key/value figure at 16 x 64). Fields are
+// again in full: about 1.5 ms a keystroke for the summary and the key/value figure at 16 x 64). Fields are
 // always built anew: a kept <input> would go on showing what a reader typed instead of its new value.
 const BUILT_ANEW = new Set(["input", "select", "textarea"]);
 
@@ -119,8 +119,8 @@ window.mhaDraw = (id, json) => {
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
 };
 
-// Python's repr() of a float, for a table's data-values. JavaScript's shortest round-trip digits are Python's (each
-// prints the shortest decimal that reads back as the same double); only the layout differs: Python
+// Python's repr() of a float, for a table's data-values. JavaScript's shortest round-trip digits are
+// Python's (each prints the shortest decimal that reads back as the same double); only the layout differs: Python
 // writes "1.0", "-0.0", "1e-05", "1e+16" where JavaScript writes "1", "0", "0.00001", "10000000000000000".
 // So the digits come from toExponential() and are laid out as Python's float_repr does.
 function pythonRepr(x) {

@@ -290,7 +290,8 @@ def output_tables(result):
     tables = []
     for label, caption, rows, cols, bands in _output_sections(result):
         head = header_row("token", cols, lambda s: classes(bands[s]))
-        body = [body_row(f"token {i}", [["td", {"class": "num"}, fixed(x)] for x in row]) for i, row in enumerate(rows)]
+        body = [body_row(f"token {i}", [["td", {"class": "num"}, fixed(x)] for x in row])
+                for i, row in enumerate(rows)]
         tree = table(label, caption, head, body, "numbers")
         tree[1]["data-values"] = exact_values(x for row in rows for x in row)
         tree[2][1]["data-patch"] = ""
