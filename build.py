@@ -11,6 +11,7 @@ stay in node_modules/ and .cache/, so a rebuild is offline and fast.
 import argparse
 import ast
 import base64
+import contextlib
 import functools
 import hashlib
 import http.server
@@ -21,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import tomllib
 import zipfile
 from pathlib import Path
@@ -545,6 +547,22 @@ def make_server(directory, port=0, prefix=SUB_PATH, root_too=False, quiet=True, 
                 super().handle_error(request, client_address)
 
     return Server(("127.0.0.1", port), Handler)
+
+
+@contextlib.contextmanager
+def serving(directory, prefix=SUB_PATH, sent=None):
+    """make_server(directory) on a free loopback port, answering from a thread while the block runs.
+
+    Yields the site's URL (http://127.0.0.1:PORT/lesson/); the server is shut and closed after the block.
+    For the tests and the benchmarks; sent: as make_server's.
+    """
+    server = make_server(directory, port=0, prefix=prefix, sent=sent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _serve(port, out_dir):

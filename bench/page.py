@@ -15,7 +15,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -75,12 +74,6 @@ EDIT = """async ([selector, values, gap]) => {
 }"""
 
 
-def serve(directory, sent=None):
-    server = build.make_server(directory, port=0, prefix=build.SUB_PATH, sent=sent)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}"
-
-
 def network_counter(page):
     """Bytes and requests as the network saw them (CDP): the page's own (a worker's are not seen here)."""
     totals = {"bytes": 0, "requests": 0}
@@ -103,14 +96,11 @@ def first_visit_bytes(playwright, site):
     which sees the worker's requests too. Returns (bytes, [paths sent more than once]).
     """
     sent = []
-    server, url = serve(site, sent)
-    with tempfile.TemporaryDirectory() as profile:
-        context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS)
+    with build.serving(site, sent=sent) as url, tempfile.TemporaryDirectory() as profile, \
+            playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS) as context:
         page = context.new_page()
         page.goto(url)
         page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
-        context.close()
-    server.shutdown()
     files = [file for file, status in sent if status == 200]  # 304: the browser only asked; no body
     return sum((site / file).stat().st_size for file in files), sorted({f for f in files if files.count(f) > 1})
 
@@ -214,8 +204,7 @@ def run(loads, edits):
         (site / "bare.html").write_text(BARE_PAGE)
         # The site ships its library in two parts (page_stdlib.zip, stdlib_rest.zip); bare Pyodide takes its own.
         shutil.copyfile(build.NODE_MODULES / "pyodide" / "python_stdlib.zip", site / "pyodide" / "python_stdlib.zip")
-        server, url = serve(site)
-        with sync_playwright() as p:
+        with build.serving(site) as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             bare, ours = [], []
             for _ in range(loads):  # interleaved, so drift on the machine hits both alike
@@ -227,7 +216,6 @@ def run(loads, edits):
             repeats = [repeat_visit(browser, url) for _ in range(loads)]
             browser.close()
             visit_bytes, sent_twice = first_visit_bytes(p, site)
-        server.shutdown()
 
     def median(rows, key):
         return statistics.median(row[key] for row in rows)

@@ -26,7 +26,7 @@ import importlib.util  # noqa: E402
 import build  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-# bench/page.py's browser settings and server (loaded by path: site/page is a package of the same name)
+# bench/page.py's browser settings (loaded by path: site/page is a package of the same name)
 _spec = importlib.util.spec_from_file_location("bench_page", ROOT / "bench" / "page.py")
 bench_page = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_page)
@@ -59,8 +59,7 @@ def built():
 
 
 def run(edits, probes):
-    server, url = bench_page.serve(built())
-    with sync_playwright() as p:
+    with build.serving(built()) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
@@ -78,7 +77,6 @@ def run(edits, probes):
         result = page.evaluate("window.__train")
         probe_trained = page.evaluate(bench_page.EDIT, ["#probe-sequence", probe_values[:probes + 1], 20])[1:]
         browser.close()
-    server.shutdown()
     return {
         "worker_start_s": (result["first"] - result["click"]) / 1000,
         "to_95_s": result["ninety_five"]["seconds"] if result["ninety_five"] else None,

@@ -28,7 +28,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -143,12 +142,8 @@ def built_site():
 @pytest.fixture(scope="session")
 def site_url(built_site):
     """The built site served like a static host: loopback, a free port, under /lesson/, plain headers."""
-    server = build.make_server(built_site, port=0, prefix=build.SUB_PATH)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}"
-    server.shutdown()
-    server.server_close()
+    with build.serving(built_site) as url:
+        yield url
 
 
 class Guard:

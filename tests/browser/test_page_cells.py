@@ -17,7 +17,6 @@ as a reader reaches it before reading or typing.
 """
 
 import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -201,14 +200,13 @@ def test_the_cells_python_fetches_only_the_library_the_page_lacks(browser_type, 
     profile on disk, as a reader's browser has: a fresh test context keeps its HTTP cache in memory, too
     small for the wasm."""
     served = []  # (file, status), as the server answered: it sees the workers' requests too
-    server = build.make_server(built_site, port=0, sent=served)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    context = browser_type.launch_persistent_context(tmp_path / "profile", executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    try:
+    with build.serving(built_site, sent=served) as url, \
+            browser_type.launch_persistent_context(tmp_path / "profile", executable_path=CHROMIUM,
+                                                   args=CHROMIUM_ARGS) as context:
         page = context.new_page()
         errors = []  # not conftest's Guard: its routing would switch the HTTP cache off, the thing measured here
         page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}{build.SUB_PATH}")
+        page.goto(url)
         wait_ready(page)
         wait_cells_ready(page)
         # Sent with a body (200); a cached file the browser only asks about gets 304 and no body.
@@ -224,10 +222,6 @@ def test_the_cells_python_fetches_only_the_library_the_page_lacks(browser_type, 
         downloads = [path for path, code in served if code == 200]
         assert len(downloads) == len(set(downloads)) and {code for _, code in served} <= {200, 304}, served
         assert errors == []
-    finally:
-        context.close()
-        server.shutdown()
-        server.server_close()
 
 
 def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_url):
