@@ -245,6 +245,13 @@ document.addEventListener("pointerout", (event) => { if (!event.relatedTarget) c
 document.addEventListener("focusin", (event) => choose("focus", event.target));
 document.addEventListener("focusout", (event) => choose("focus", event.relatedTarget));
 
+// A keystroke in a token grid: its field is laid out alone first (style.css makes each field a layout
+// boundary), then Python redraws the figures. Laid out in one pass with the figures' changes, the field
+// made the browser lay out the whole grid again: about 1 ms a keystroke at 16 x 64 (README, bench).
+document.addEventListener("input", (event) => {
+  if (event.target instanceof HTMLInputElement && event.target.closest(".token-grid")) void event.target.offsetWidth;
+}, true);
+
 // A picker or switch changed before Python was ready did nothing: main.py then draws the controls again
 // from its state. Only then: the pre-rendered figures already show that state, and drawing them all
 // again costs start-up time. (Token grids are read by main.py instead: mhaGridValues. The questions and

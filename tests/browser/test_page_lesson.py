@@ -336,6 +336,22 @@ def test_arrow_keys_move_in_the_grid_and_tab_follows_reading_order(reader):
     assert reader.locator("[tabindex]:not([tabindex='0']):not([tabindex='-1'])").count() == 0  # DOM order rules
 
 
+def test_contained_grid_fields_sit_where_uncontained_fields_would(reader):
+    """style.css makes each grid field a layout boundary (a keystroke then lays out one field, not the
+    grid); the boxes of every field and of the grid itself are the same as without the containment."""
+    boxes = """() => [...document.querySelectorAll('#token-grid input, #token-grid table')]
+        .map((e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })"""
+    assert reader.evaluate("getComputedStyle(document.querySelector('#token-grid input')).contain") == "size layout"
+    contained = reader.evaluate(boxes)
+    uncontain = """(on) => document.querySelectorAll('#token-grid input').forEach((f) => {
+        f.style.contain = on ? 'none' : ''; f.style.verticalAlign = on ? 'baseline' : ''; })"""
+    reader.evaluate(uncontain, True)
+    try:
+        assert reader.evaluate(boxes) == contained
+    finally:
+        reader.evaluate(uncontain, False)
+
+
 def test_heatmaps_are_real_tables_and_colour_is_not_alone(reader):
     table = weights_table(reader, "head 0 weights")
     expect(table.locator("th[scope=col]")).to_have_count(3)
