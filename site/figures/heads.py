@@ -158,10 +158,10 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
 def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
-    {"text", "class", "value", "delta": one entry per <td> ("value": the float itself, whose repr() its
-    table lists in data-values); "marked": [text, class] per [data-patch]},
+    {"text", "class", "delta": one line per <td>, joined by newlines; "value": the float of each <td>,
+    whose repr() its table lists in data-values; "marked": [text, class] per [data-patch]},
     in document order: exactly what head_tables would draw. All tables' cells go through one
-    weight_columns call (a 16 x 64 edit with 8 heads patches 2304 cells on every keystroke).
+    joined_weight_columns call (a 16 x 64 edit with 8 heads patches 2304 cells on every keystroke).
     """
     views = _head_views(result, wide, previous, label_suffix)
     rows = [row for *_, w, _ in views for row in w]
@@ -169,7 +169,7 @@ def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     changes = None if previous is None else [row for *_, c in views for row in c]
     marked = [part for _, caption, _, w, c in views
               for part in (_caption_parts(caption, c), [_entropy_text(w), "entropy"])]
-    return dict(zip(("text", "class", "value", "delta"), weight_columns(rows, changes)), marked=marked)
+    return dict(zip(("text", "class", "value", "delta"), joined_weight_columns(rows, changes)), marked=marked)
 
 
 def _head_caption(result, h):
@@ -213,27 +213,37 @@ _MOVED = [f"{cls} moved" for cls in _PLAIN]
 def weight_columns(weights, changes=None):
     """The cells of a weight table, row by row, as four lists: texts (4 decimals), classes, weights, data-delta.
 
+    weights: n >= 1 rows of m >= 1 softmax weights; changes: mha.weight_changes of the same shape, or None.
+
     A cell's class is 'num wK' (its colour bucket, dom.weight_class) plus ' moved' when
     `changes` (mha.weight_changes) has a non-zero entry for it; its delta is then the signed change, else ''.
-    Written for speed: this runs for every weight on every keystroke, so each column is formatted
-    by one %-operation over all cells (the same digits as dom.fixed and dom.signed, which use the
-    same float formatting) instead of one format call per cell. The weights go as they are: a tree's
-    data-values lists their repr(), and a patch sends them as numbers (boot.js writes the same text).
+    The weights go as they are: a tree's data-values lists their repr(), a patch sends them as numbers
+    (boot.js writes the same text).
+    """
+    texts, cells, flat, deltas = joined_weight_columns(weights, changes)
+    return texts.split("\n"), cells.split("\n"), flat, deltas.split("\n")
+
+
+def joined_weight_columns(weights, changes=None):
+    """weight_columns(...) with texts, classes and deltas each one string, a line per cell: what mhaPatch takes.
+
+    Written for speed: this runs for every weight on every keystroke. Each text column is made by one
+    %-operation (the same digits as dom.fixed and dom.signed, which use the same float formatting)
+    instead of one format call per cell, and only the cells that moved have a delta to format.
     """
     flat = [w for row in weights for w in row]
-    texts = _formatted("%.4f", flat)
+    texts = _joined("%.4f", flat)
     if changes is None:  # a class by int(10 * weight): softmax weights lie in [0, 1]
-        return texts, [_PLAIN[int(w * 10)] for w in flat], flat, [""] * len(flat)
+        return texts, "\n".join([_PLAIN[int(w * 10)] for w in flat]), flat, "\n" * (len(flat) - 1)
     moves = [c for row in changes for c in row]
-    cells = [(_MOVED if c else _PLAIN)[int(w * 10)] for w, c in zip(flat, moves)]
-    return texts, cells, flat, [d if c else "" for d, c in zip(_formatted("%+.4f", moves), moves)]
+    cells = "\n".join([(_MOVED if c else _PLAIN)[int(w * 10)] for w, c in zip(flat, moves)])
+    deltas = "\n".join(["%+.4f" if c else "" for c in moves]) % tuple([c for c in moves if c])
+    return texts, cells, flat, deltas
 
 
-def _formatted(spec, numbers):
-    """[spec % x for x in numbers], with one format operation for the whole list."""
-    if not numbers:
-        return []
-    return ((spec + "\n") * len(numbers) % tuple(numbers)).split("\n")[:-1]
+def _joined(spec, numbers):
+    """spec % x for each of the numbers, a line each, made by one format operation for the whole list."""
+    return "\n".join([spec] * len(numbers)) % tuple(numbers)
 
 
 def _entropy_text(weights):
@@ -300,10 +310,11 @@ def output_tables(result):
 
 
 def output_tables_patch(result):
-    """output_tables' numbers and captions for mhaPatch (same shape as the drawn tables)."""
-    flat = [x for _, _, rows, _, _ in _output_sections(result) for row in rows for x in row]
-    return {"text": _formatted("%.4f", flat), "class": ["num"] * len(flat), "value": flat,
-            "delta": [""] * len(flat), "marked": [[caption, ""] for _, caption, _, _, _ in _output_sections(result)]}
+    """output_tables' numbers and captions for mhaPatch, columns as in head_tables_patch (same shape)."""
+    sections = _output_sections(result)
+    flat = [x for _, _, rows, _, _ in sections for row in rows for x in row]
+    return {"text": _joined("%.4f", flat), "class": "\n".join(["num"] * len(flat)), "value": flat,
+            "delta": "\n" * (len(flat) - 1), "marked": [[caption, ""] for _, caption, _, _, _ in sections]}
 
 
 # --- the registry: this family's elements ----------------------------------------

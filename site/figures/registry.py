@@ -18,4 +18,4 @@ class Figure(NamedTuple):
     mark: bool = True  # index.html (a section file) has a <!--render:ID--> mark for it
 
 
-NO_PATCH = {"text": [], "class": [], "value": [], "delta": [], "marked": []}  # an empty element's patch
+NO_PATCH = {"text": "", "class": "", "value": [], "delta": "", "marked": []}  # an empty element's patch

@@ -200,7 +200,10 @@ def test_patches_carry_exactly_what_the_trees_draw():
     for tree, patch in [(lf.head_tables(result, wide, previous), lf.head_tables_patch(result, wide, previous)),
                         (lf.output_tables(result), lf.output_tables_patch(result))]:
         cells = [[text(td), td[1]["class"], td[1].get("data-delta", "")] for td in find(tree, "td")]
-        assert cells == [list(c) for c in zip(patch["text"], patch["class"], patch["delta"])]
+        # mhaPatch splits each column at newlines: one line per cell
+        columns = [patch[name].split("\n") for name in ("text", "class", "delta")]
+        assert all(len(column) == len(cells) for column in columns)
+        assert cells == [list(c) for c in zip(*columns)]
         # mhaPatch writes each table's data-values from the numbers (boot.js's pythonRepr is repr())
         assert exact_values(tree) == [repr(x) for x in patch["value"]]
         marked = [[text(n), n[1].get("class", "")] for n in nodes(tree) if "data-patch" in n[1]]
