@@ -163,14 +163,13 @@ window.mhaPatch = (id, textColumn, classColumn, deltaColumn, value, markedJson) 
     throw new Error(`mhaPatch: #${id} has a cell outside a table`);
   }
   const last = lastPatch.get(id);
+  const exact = Array.from(value, pythonRepr);  // each number as Python prints it: the lines, the data-values
   for (let i = 0; i < tds.length; i++) {
     const td = tds[i];
     // The 4-decimal text often stays when the exact value moves: leave that cell's layout alone.
     if (last ? last.text[i] !== text[i] : td.firstChild.data !== text[i]) td.firstChild.data = text[i];
-    // Object.is: -0 and 0 are different numbers to Python's repr ("-0.0", "0.0").
-    if (lines.length && !(last && Object.is(last.value[i], value[i]))) {
-      const repr = pythonRepr(value[i]);
-      if (lines[i].getAttribute("stroke-opacity") !== repr) lines[i].setAttribute("stroke-opacity", repr);
+    if (lines.length && lines[i].getAttribute("stroke-opacity") !== exact[i]) {
+      lines[i].setAttribute("stroke-opacity", exact[i]);
     }
     if (last ? last.classes[i] !== classes[i] : td.className !== classes[i]) td.className = classes[i];
     if ((last ? last.delta[i] : td.getAttribute("data-delta") || "") !== delta[i]) {
@@ -180,11 +179,11 @@ window.mhaPatch = (id, textColumn, classColumn, deltaColumn, value, markedJson) 
   }
   let start = 0;  // each table's exact numbers: one attribute per table (page/dom.py, exact_values)
   tables.forEach((table, t) => {
-    const exact = Array.from(value.subarray(start, start + cellsOf[t]), pythonRepr).join(" ");
-    if (table.getAttribute("data-values") !== exact) table.setAttribute("data-values", exact);
+    const values = exact.slice(start, start + cellsOf[t]).join(" ");
+    if (table.getAttribute("data-values") !== values) table.setAttribute("data-values", values);
     start += cellsOf[t];
   });
-  lastPatch.set(id, { text, value, classes, delta });
+  lastPatch.set(id, { text, classes, delta });
   marked.forEach(([words, cls], i) => {
     const element = patched[i];
     if (element.textContent !== words) element.textContent = words;
