@@ -232,7 +232,7 @@ def joined_weight_columns(weights, changes=None):
     instead of one format call per cell, and only the cells that moved have a delta to format.
     """
     flat = [w for row in weights for w in row]
-    texts = _joined("%.4f", flat)
+    texts = _lines("%.4f", flat)
     if changes is None:  # a class by int(10 * weight): softmax weights lie in [0, 1]
         return texts, "\n".join([_PLAIN[int(w * 10)] for w in flat]), flat, "\n" * (len(flat) - 1)
     moves = [c for row in changes for c in row]
@@ -241,7 +241,7 @@ def joined_weight_columns(weights, changes=None):
     return texts, cells, flat, deltas
 
 
-def _joined(spec, numbers):
+def _lines(spec, numbers):
     """spec % x for each of the numbers, a line each, made by one format operation for the whole list."""
     return "\n".join([spec] * len(numbers)) % tuple(numbers)
 
@@ -313,7 +313,7 @@ def output_tables_patch(result):
     """output_tables' numbers and captions for mhaPatch, columns as in head_tables_patch (same shape)."""
     sections = _output_sections(result)
     flat = [x for _, _, rows, _, _ in sections for row in rows for x in row]
-    return {"text": _joined("%.4f", flat), "class": "\n".join(["num"] * len(flat)), "value": flat,
+    return {"text": _lines("%.4f", flat), "class": "\n".join(["num"] * len(flat)), "value": flat,
             "delta": "\n" * (len(flat) - 1), "marked": [[caption, ""] for _, caption, _, _, _ in sections]}
 
 
