@@ -210,6 +210,21 @@ def test_patches_carry_exactly_what_the_trees_draw():
         assert marked == patch["marked"]
 
 
+def test_a_head_tables_patch_prints_mhas_weights_and_a_change_only_where_one_moved():
+    """The check above compares tree and patch, which share their formatting code; this one holds the
+    patch against mha itself: each weight to 4 decimals, the signed change exactly where
+    mha.weight_changes has one and nothing elsewhere (a change in the wrong cell fails here)."""
+    tokens = [list(row) for row in mha.LESSON_TOKENS]
+    previous = lf.weights_snapshot(*compute(tokens))
+    tokens[1][2] = 0.0  # section 4's edit: head 1 moves, head 0 does not
+    result, wide = compute(tokens)
+    patch, now = lf.head_tables_patch(result, wide, previous), [*result.weights, wide]
+    assert patch["text"].split("\n") == [f"{w:.4f}" for weights in now for row in weights for w in row]
+    changes = [d for old, new in zip(previous, now) for row in mha.weight_changes(old, new) for d in row]
+    assert 0 < sum(1 for d in changes if d) < len(changes)  # some cells moved, some did not
+    assert patch["delta"].split("\n") == [f"{d:+.4f}" if d else "" for d in changes]
+
+
 # (grouped-query sharing and the KV cache: tests/unit/test_kv_cache.py)
 
 
