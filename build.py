@@ -69,7 +69,7 @@ SUB_PATH = "/lesson/"
 CSP = "; ".join([
     "default-src 'self'",
     "script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'",
-    "worker-src 'self'",
+    "worker-src blob:",  # workers start from blob: URLs, so they inherit this policy (boot.js startWorker)
     "connect-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",

@@ -21,6 +21,8 @@
 //   window.mhaWhenNear(elements, run)  run() once, when one of elements comes near the screen or is touched.
 //   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
 //                             after the last call, so typing does not encode the state on every key.
+//   window.mhaWorker(module)  a module Web Worker running worker.mjs?module=MODULE: the one way the page
+//                             starts a worker (the cells', the training's). See startWorker.
 
 const SVG_TAGS = ["svg", "g", "line", "polyline", "path", "rect", "circle", "text", "title", "desc", "tspan"];
 const TAGS = new Set([
@@ -331,7 +333,25 @@ function whenNear(elements, run) {
   if (!near) return once();
   for (const element of elements) near.observe(element);
 }
-window.mhaWhenNear = whenNear;  // training/glue.py loads section 7's run by the same rule
+window.mhaWhenNear = whenNear;
+
+// A worker started from its own URL takes its Content-Security-Policy from that file's response headers, and
+// a static host sends none: a reader's code in it could reach any site. A worker started from a blob: URL
+// inherits the page's policy instead, so every worker starts from a one-line blob that imports worker.mjs.
+// The import is dynamic: its files are then fetched as scripts (script-src 'self'), so the page's worker-src
+// can be blob: alone, and code in a worker cannot start a nested one from a same-origin URL, whose policy
+// would again be none. One blob per module, kept for the page's life.
+const workerBlobs = new Map();
+function startWorker(module) {
+  if (!workerBlobs.has(module)) {
+    const url = new URL(`./worker.mjs?module=${encodeURIComponent(module)}`, import.meta.url).href;
+    const failed = "(error) => postMessage({ type: 'failed', reason: String(error?.message ?? error).slice(0, 200) })";
+    const source = new Blob([`import(${JSON.stringify(url)}).catch(${failed});\n`], { type: "text/javascript" });
+    workerBlobs.set(module, URL.createObjectURL(source));
+  }
+  return new Worker(workerBlobs.get(module), { type: "module" });
+}
+window.mhaWorker = startWorker;  // training/glue.py loads section 7's run by the same rule
 
 // The trained model's step slider (section "Heads nobody designed"). The page carries only the chosen
 // checkpoint's frame; the others (figures/training.py's trees, written by build.py as

@@ -8,8 +8,14 @@
 //                   {type: "failed", reason}     start-up failed
 //   page -> worker  any JSON message             passed to MODULE.handle(message_json, post) as text
 //   worker -> page  what handle() posts          post(json_text) sends JSON.parse(json_text)
-import { fetched, fetchArchives, writeFiles } from "./archives.mjs";
-import { loadPyodide } from "./pyodide/pyodide.mjs";
+//                   {type: "refused", url}       the page's policy refused a request (code reaching another site)
+//
+// The page starts this file from a blob: URL (boot.js's mhaWorker), so the page's Content-Security-Policy
+// holds here too: a request to another origin is refused before anything is sent.
+// Imported dynamically, not with import statements: Firefox checks a worker's static imports against the
+// page's worker-src (blob: only), a dynamic import against script-src ('self'), as Chromium does for both.
+const { fetched, fetchArchives, writeFiles } = await import("./archives.mjs");
+const { loadPyodide } = await import("./pyodide/pyodide.mjs");
 
 const here = (path) => new URL(path, import.meta.url).href;  // relative to the site's root
 const module = new URL(import.meta.url).searchParams.get("module");
@@ -32,9 +38,24 @@ async function start() {
   return pyodide.pyimport(module).handle;
 }
 
+// A worker started from a blob: URL has no base for relative URLs: a reader's "training.json" (fetch, pyfetch,
+// micropip, open_url) means this site's file, as it did in a worker started from worker.mjs's own URL.
+const absolute = (url) => (typeof url === "string" ? new URL(url, here("./")).href : url);
+const { fetch: fetchAbsolute, Request: RequestAbsolute, XMLHttpRequest: { prototype: xhr } } = globalThis;
+const openAbsolute = xhr.open;
+globalThis.fetch = (resource, options) => fetchAbsolute(absolute(resource), options);
+globalThis.Request = class Request extends RequestAbsolute {
+  constructor(input, options) { super(absolute(input), options); }
+};
+xhr.open = function open(method, url, ...rest) { return openAbsolute.call(this, method, absolute(url), ...rest); };
+
 const started = start();
 started.then(() => postMessage({ type: "ready" }),
              (error) => postMessage({ type: "failed", reason: String(error?.message ?? error).slice(0, 200) }));
+
+// The browser fires this for each refused request (fetch, XMLHttpRequest, WebSocket, EventSource, a beacon,
+// an import): the page tells the reader why their code could not reach the other site.
+addEventListener("securitypolicyviolation", ({ blockedURI }) => postMessage({ type: "refused", url: blockedURI }));
 
 const post = (json) => postMessage(JSON.parse(json));
 onmessage = async ({ data }) => {

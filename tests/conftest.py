@@ -266,6 +266,19 @@ def hold():
     return HeldRequest
 
 
+def finished(coroutine):
+    """The result of a coroutine that never suspends (a cell that awaits nothing), with no event loop.
+
+    (A browser test session's Playwright may hold this thread's loop, so asyncio.run is not an option.)
+    """
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise AssertionError("the coroutine suspended: it awaited something")
+
+
 # --- reading the page ------------------------------------------------------------------
 
 def field(page, token, slot, label="token"):

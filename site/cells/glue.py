@@ -22,11 +22,12 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 
 INDENT = "    "
 MODIFIERS = ("Shift", "Control", "Alt", "Meta")
-WORKER_URL = "./worker.mjs?module=cells.worker"  # worker.mjs hands each message to cells/worker.py
+WORKER_MODULE = "cells.worker"  # worker.mjs hands each message to cells/worker.py
 
 _page = {"show": None, "figure": None}  # the page's callbacks (setup)
 _worker = {"js": None, "ready": False, "failed": None, "onmessage": None, "onerror": None, "on_limit": None}
-_run = {"id": 0, "name": None, "started": 0.0, "timer": None}  # the run on now (name None: none)
+_run = {"id": 0, "name": None, "started": 0.0, "timer": None,  # the run on now (name None: none)
+        "last": None, "refused": []}  # the cell that ran last, and the requests the page's policy refused it
 _queue = []        # cell names whose Run waits for the worker or for the run on now
 _escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
 
@@ -49,8 +50,7 @@ def _button(name, action):
 def start_worker():
     """A fresh cells' interpreter in a worker; its files come from the HTTP cache the page filled."""
     _worker.update(ready=False, failed=None)
-    options = browser.to_js({"type": "module"}, dict_converter=browser.window.Object.fromEntries)
-    _worker["js"] = browser.window.Worker.new(WORKER_URL, options)
+    _worker["js"] = browser.window.mhaWorker(WORKER_MODULE)  # boot.js: under the page's policy
     _worker["js"].onmessage = _worker["onmessage"]
     _worker["js"].onerror = _worker["onerror"]
 
@@ -63,6 +63,8 @@ def on_worker_message(event):
         browser.document.body.dataset.cells = "ready"
         browser.document.body.dataset.cellsReadyMs = str(round(browser.window.performance.now()))
         _next()
+    elif kind == "refused":  # may come after "done" (a request the code left running)
+        _refused(message["url"])
     elif kind == "failed":
         _worker["failed"] = message["reason"]
         browser.document.body.dataset.cells = "failed"
@@ -85,6 +87,13 @@ def on_worker_error(event):
         _stop("crash")
     else:
         start_worker()
+
+
+def _refused(url):
+    """The page's policy refused a request of the cell running now (or the one that ran last): say so there."""
+    if _run["last"] is not None and url not in _run["refused"]:
+        _run["refused"].append(url)
+        draw(cell_view.element_id(_run["last"], "refused"), cell_view.refused(_run["refused"]))
 
 
 def _show(tokens):
@@ -116,11 +125,12 @@ def _next():
         return
     name = _queue.pop(0)
     code = browser.document.getElementById(cell_view.element_id(name, "code")).value
-    _run.update(id=_run["id"] + 1, name=name, started=browser.window.performance.now())
+    _run.update(id=_run["id"] + 1, name=name, started=browser.window.performance.now(), last=name, refused=[])
     _run["timer"] = browser.window.setTimeout(_worker["on_limit"], round(cell_view.TIME_LIMIT * 1000))
     _button(name, "stop").disabled = False
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
+    draw(cell_view.element_id(name, "refused"), [])
     _say(name, cell_view.RUNNING)
     message = {"id": _run["id"], "code": code, "figure": _page["figure"]()}
     _worker["js"].postMessage(browser.to_js(message, dict_converter=browser.window.Object.fromEntries))
@@ -170,6 +180,7 @@ def reset(name):
     code.dispatchEvent(browser.window.Event.new("input"))
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
+    draw(cell_view.element_id(name, "refused"), [])
     _say(name, cell_view.RESET)
 
 

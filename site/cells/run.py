@@ -6,7 +6,9 @@ the page terminates the worker (cells/glue.py), which stops any code, even a
 single long call into C such as sum(range(10**12)).
 """
 
+import ast
 import contextlib
+import inspect
 import io
 import linecache
 import time
@@ -18,9 +20,11 @@ LIVE_WRITES = 100    # the first writes reach on_output one by one...
 LIVE_PER_SECOND = 10  # ...then at most this often
 
 
-def run_cell(source, namespace=None, on_output=None):
-    """exec(source) in a fresh namespace (plus the names in `namespace`, e.g. show).
+async def run_cell(source, namespace=None, on_output=None):
+    """exec(source) in a fresh namespace (plus the names in `namespace`, e.g. show); a coroutine.
 
+    The code may use `await` at the top level (`await micropip.install(...)`): such a cell is
+    awaited to its end. Code that awaits nothing finishes without ever suspending.
     Returns (output_text, error_text): everything printed to stdout and stderr
     (the first MAX_OUTPUT characters), and None or the error as the reader
     should see it: a traceback naming the file '<cell>' with line numbers.
@@ -31,13 +35,15 @@ def run_cell(source, namespace=None, on_output=None):
     scope = {"__name__": "__main__", "__builtins__": __builtins__, "input": _no_input, **(namespace or {})}
     output = _CappedOutput(on_output)
     try:
-        code = compile(source, CELL_FILE, "exec")
+        code = compile(source, CELL_FILE, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as error:
         return "", "".join(traceback.format_exception_only(type(error), error))
     _remember_source(source)
     with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
         try:
-            exec(code, scope)
+            awaited = eval(code, scope)  # a coroutine if the code awaits at the top level, else None
+            if inspect.iscoroutine(awaited):
+                await awaited
         except BaseException as error:  # the reader's error, whatever it is, is shown, not raised
             return output.text(), format_error(error)
     return output.text(), None

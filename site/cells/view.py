@@ -13,7 +13,8 @@ from pathlib import Path
 SOURCES = Path(__file__).resolve().parent / "sources"  # build time only: the browser reads the textarea
 CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache", "training")
 TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (cells/glue.py)
-RUNS_HERE = "Runs in your browser, in a Python of its own: nothing you type or run leaves your machine."
+RUNS_HERE = ("Runs in this tab, in a Python of its own. It can read this site's own files; the page lets no "
+             "code reach any other site.")
 KEYS = ("Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Tab indents; Esc then Tab leaves the editor. "
         f"Stop, or {TIME_LIMIT:g} s, ends a run.")
 WAITING = "Run works once Python has started (see the progress at the top)."
@@ -56,6 +57,7 @@ def cell(name, code):
                     "aria-live": "polite", "aria-label": f"Output of cell: {title(name)}",
                     "tabindex": 0}],  # focusable: a wide table of numbers scrolls sideways on a phone
         ["pre", {"class": "cell-error", "id": element_id(name, "error"), "role": "alert"}],
+        ["p", {"class": "cell-refused", "id": element_id(name, "refused"), "role": "status"}],
     ]
 
 
@@ -85,6 +87,16 @@ def output(text):
 def error(text):
     """The error <pre>'s children: a traceback or the time-limit sentence; empty when the run went well."""
     return [text.rstrip("\n")] if text else []
+
+
+def refused(urls):
+    """The sentence under a cell whose code tried to reach another site: what was refused, and why."""
+    if not urls:
+        return []
+    shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    return [f"Refused by the page's security policy, nothing sent: {shown}. Code here cannot reach another "
+            "site or start a worker of its own; it can fetch this site's own files (and micropip, the wheels "
+            "the site ships)."]
 
 
 def took(seconds):

@@ -15,8 +15,8 @@ from cells.run import run_cell
 from page import state as figure_state
 
 
-def run(code, figure_json, post_show, post_output):
-    """Run a cell's code; returns JSON {"out", "error", "seconds", "shown"}.
+async def run(code, figure_json, post_show, post_output):
+    """Run a cell's code (a coroutine); returns JSON {"out", "error", "seconds", "shown"}.
 
     figure_json: the live figure's settings now (state.FIGURE_KEYS, as JSON);
     post_show(tokens_json): sends show()'s tokens to the page, which draws them;
@@ -39,7 +39,7 @@ def run(code, figure_json, post_show, post_output):
         return [list(row) for row in figure["tokens"]]
 
     started = time.perf_counter()
-    out, error = run_cell(code, {"show": show, "figure_tokens": figure_tokens}, post_output)
+    out, error = await run_cell(code, {"show": show, "figure_tokens": figure_tokens}, post_output)
     return json.dumps({"out": out, "error": error, "seconds": time.perf_counter() - started,
                        "shown": shown[-1] if shown else None})
 
@@ -59,6 +59,6 @@ async def handle(message_json, post):
     def send(kind, **fields):
         post(json.dumps({"type": kind, "id": run_id, **fields}))
 
-    result = run(code, message["figure"], lambda tokens: send("show", tokens=tokens),
-                 lambda text: send("output", text=text))
+    result = await run(code, message["figure"], lambda tokens: send("show", tokens=tokens),
+                       lambda text: send("output", text=text))
     send("done", result=result)

@@ -26,7 +26,7 @@ from training import state as train_state
 # The browser, handed over by page/main.py (the one module that imports pyscript and js) in setup().
 browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=None)
 
-WORKER_URL = "./worker.mjs?module=training.worker"
+WORKER_MODULE = "training.worker"
 DATA_URL = "./training.json"  # figures.training.files(), written by build.py
 LOADING = "Loading the build-time run\u2026"
 
@@ -80,7 +80,7 @@ def set_running(running):
 
 def start_worker():
     _worker.update(ready=False)
-    worker = browser.window.Worker.new(WORKER_URL, js_object({"type": "module"}))
+    worker = browser.window.mhaWorker(WORKER_MODULE)  # boot.js: under the page's policy
     worker.onmessage, worker.onerror = _worker["proxies"]
     _worker["js"] = worker
 

@@ -3,6 +3,7 @@
 //   node tests/browser/firefox_smoke.mjs BASE_URL [CHECK ...]
 //
 // BASE_URL is the served site (http://127.0.0.1:PORT/lesson/, see tests/conftest.py's site_url).
+// MHA_OTHER_ORIGIN (environment): a loopback server on another port, for the "network" check.
 // One headless Firefox with a fresh profile in a temp dir; each check runs in its own browser
 // context (no shared cache, storage or cookies). Prints ONE JSON line on stdout:
 //   {"browser": "firefox/153...", "checks": {NAME: {ok, detail, console_errors, outside_requests,
@@ -150,6 +151,35 @@ const CHECKS = {
     expect(JSON.stringify(printed) === JSON.stringify(TWO_HEADS_PRINTS),
            `the cell printed ${JSON.stringify(printed)}, expected ${JSON.stringify(TWO_HEADS_PRINTS)}`);
     return `Run printed ${printed.length} lines, ending ${last}`;
+  },
+
+  /** A cell's fetch to another origin (MHA_OTHER_ORIGIN) is refused inside the cells' worker, which says so. */
+  async network(page, base) {
+    const other = process.env.MHA_OTHER_ORIGIN;
+    expect(/^http:\/\/127\.0\.0\.1:\d+$/.test(other ?? ""), `MHA_OTHER_ORIGIN is ${JSON.stringify(other)}`);
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    await page.waitForSelector('body[data-cells="ready"]', { timeout: READY_TIMEOUT_MS });
+    const code = `import js\ntry:\n    await js.fetch("${other}/fetch")\n    print("sent")\n` +
+                 "except Exception as e:\n    print('refused:', e)\n";
+    await page.$eval("#cell-one-head-code", (area, text) => {
+      area.value = text;
+      area.dispatchEvent(new Event("input"));
+    }, code);
+    await page.click('button[aria-label="Run cell: one head"]');
+    const note = "#cell-one-head-refused";
+    try {
+      await page.waitForFunction((selector) => document.querySelector(selector)?.textContent.includes("nothing sent"),
+                                 { timeout: READY_TIMEOUT_MS }, note);
+    } catch (error) {
+      const shown = await page.$eval("#cell-one-head-output", (node) => node.textContent).catch(() => "(none)");
+      throw new CheckFailed(`${note} never said the fetch was refused; the cell printed ${JSON.stringify(shown)}`);
+    }
+    const printed = await page.$eval("#cell-one-head-output", (node) => node.textContent.trim());
+    expect(printed.startsWith("refused:"), `the cell printed ${JSON.stringify(printed)}`);
+    const said = await page.$eval(note, (node) => node.textContent.trim());
+    expect(said.includes(`${other}/fetch`), `the note does not name the refused URL: ${said}`);
+    return `printed ${JSON.stringify(printed)}; the cell says: ${said}`;
   },
 
   /** pyodide.asm.wasm aborted by request interception: <body data-python="failed"> and the alert. */

@@ -11,11 +11,14 @@ Missing prerequisites (node, node_modules/puppeteer-core, /usr/bin/firefox-esr) 
 scripts/test.sh installs all three. These tests are never skipped.
 """
 
+import contextlib
+import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,7 @@ ROOT = HERE.parent.parent
 SMOKE = HERE / "firefox_smoke.mjs"
 FIREFOX = Path("/usr/bin/firefox-esr")
 PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
-# Four checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
+# Five checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
 # run takes ~20 s). The limit only stops a hung browser from hanging the suite.
 RUN_TIMEOUT_S = 600
 
@@ -35,6 +38,10 @@ EXPECTED_CONSOLE = {
     # reaches the page unhandled: Firefox's wording of Chromium's "Failed to fetch" (which
     # tests/browser/test_page_figure.py allows for the same start-up).
     "failed": [r"page error: TypeError: NetworkError when attempting to fetch resource\."],
+    # Firefox reports each refused request as a page error (Chromium does not): the one the check makes.
+    "network": [r"page error: Content-Security-Policy: The page’s settings blocked the loading of a resource "
+                r"\(connect-src\) at http://127\.0\.0\.1:\d+/fetch because it violates the following directive: "
+                r"“connect-src 'self'”"],
 }
 
 
@@ -62,8 +69,10 @@ def firefox(site_url):
     if missing:
         pytest.fail("the Firefox smoke suite cannot run:\n  " + "\n  ".join(missing), pytrace=False)
     try:
-        run = subprocess.run(["node", str(SMOKE), site_url], cwd=ROOT, capture_output=True, text=True,
-                             timeout=RUN_TIMEOUT_S)
+        with _other_origin() as (other, seen):
+            run = subprocess.run(["node", str(SMOKE), site_url], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=RUN_TIMEOUT_S, env={**os.environ, "MHA_OTHER_ORIGIN": other})
+            OTHER_ORIGIN_SAW.extend(seen)
     except subprocess.TimeoutExpired as error:
         pytest.fail(f"firefox_smoke.mjs still running after {RUN_TIMEOUT_S} s\n"
                     f"stderr:\n{error.stderr or ''}", pytrace=False)
@@ -72,6 +81,33 @@ def firefox(site_url):
         pytest.fail(f"firefox_smoke.mjs exited with {run.returncode}\nstdout:\n{run.stdout}\n"
                     f"stderr:\n{run.stderr}", pytrace=False)
     return json.loads(lines[-1])["checks"]
+
+
+OTHER_ORIGIN_SAW = []  # what the "network" check's other origin received: must stay empty
+
+
+@contextlib.contextmanager
+def _other_origin():
+    """A loopback server on another port (another origin) that records every request reaching it."""
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.path)
+            self.send_response(200)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def check(firefox, name):
@@ -101,6 +137,13 @@ def test_firefox_edit_of_token_one_time_slots_flattens_head_one(firefox):
 def test_firefox_two_heads_cell_runs_and_prints_both_heads(firefox):
     """Run on the "two heads" cell prints each head's rows, as CPython prints them."""
     check(firefox, "cell")
+
+
+def test_firefox_cells_fetch_to_another_origin_is_refused_in_its_worker_and_said(firefox):
+    """The cells' worker starts from a blob: URL, so the page's connect-src holds there: nothing reaches the other
+    server, and the cell says why."""
+    check(firefox, "network")
+    assert OTHER_ORIGIN_SAW == [], f"the other origin received {OTHER_ORIGIN_SAW}"
 
 
 def test_firefox_blocked_wasm_ends_in_the_failure_alert(firefox):

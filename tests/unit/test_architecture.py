@@ -9,6 +9,7 @@
 """
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -53,3 +54,17 @@ def test_only_worker_modules_use_pyodides_own_api(path):
 def test_mha_imports_only_the_standard_library(path):
     outside = {name for name in imported(path) if name not in sys.stdlib_module_names and name != "mha"}
     assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
+
+
+WORKER_STARTS = re.compile(r"\bnew\s+(Shared)?Worker\s*\(|\bWorker\.new\s*\(|serviceWorker\.register")
+
+
+def test_every_worker_is_started_by_boot_js_under_the_pages_policy():
+    """One way to start a worker (boot.js's mhaWorker, from a blob: URL, so the page's CSP holds in it): no other
+    file of the site starts one. A worker from its own URL would run with no policy on a static host."""
+    starters = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*")
+                      if p.suffix in {".py", ".js", ".mjs", ".html"} and "sources" not in p.parts
+                      and WORKER_STARTS.search(p.read_text()))
+    assert starters == ["boot.js"], starters
+    boot = (SITE / "boot.js").read_text()
+    assert len(WORKER_STARTS.findall(boot)) == 1 and "new Worker(workerBlobs.get(module)" in boot

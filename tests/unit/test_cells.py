@@ -14,6 +14,7 @@ import pytest
 
 import build
 from cells.run import run_cell
+from conftest import finished
 
 CELLS = pathlib.Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
@@ -45,7 +46,7 @@ KV_FULL = {
 
 def run(name):
     shown = []
-    out, error = run_cell((CELLS / f"{name}.py").read_text(), {"show": shown.append})
+    out, error = finished(run_cell((CELLS / f"{name}.py").read_text(), {"show": shown.append}))
     assert error is None, error
     return out.splitlines(), shown
 
@@ -60,7 +61,7 @@ def rows_after(lines, title, count=2):
 
 @pytest.mark.parametrize("path", sorted(CELLS.glob("*.py")), ids=lambda p: p.stem)
 def test_every_cell_runs_without_error(path):
-    out, error = run_cell(path.read_text(), {"show": lambda tokens: None})
+    out, error = finished(run_cell(path.read_text(), {"show": lambda tokens: None}))
     assert error is None, error
     assert out
 
@@ -77,7 +78,7 @@ def test_two_heads_prints_section_3_with_nothing_but_math():
 
 def test_two_heads_edited_as_in_section_4_moves_head_1_only():
     source = (CELLS / "two_heads.py").read_text().replace("[0.9, 0.1, 1.0, 0.0],", "[0.9, 0.1, 0.0, 1.0],", 1)
-    out, error = run_cell(source)
+    out, error = finished(run_cell(source))
     lines = out.splitlines()
     assert rows_after(lines, "head 0 (slots 0-1):") == HEAD_0
     assert rows_after(lines, "head 1 (slots 2-3):") == ["[0.5000, 0.5000]", "[0.5000, 0.5000]"]

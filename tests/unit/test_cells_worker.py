@@ -9,6 +9,7 @@ import json
 import pytest
 
 from cells.worker import run
+from conftest import finished
 from page import state as figure_state
 
 # --- test data ---------------------------------------------------------------
@@ -19,7 +20,7 @@ FIGURE = json.dumps({key: figure_state.default_state()[key] for key in figure_st
 def run_here(code, figure=FIGURE):
     """(result dict, show posts, output posts) of one run."""
     shows, outputs = [], []
-    result = json.loads(run(code, figure, shows.append, outputs.append))
+    result = json.loads(finished(run(code, figure, shows.append, outputs.append)))
     return result, shows, outputs
 
 

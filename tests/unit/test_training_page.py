@@ -353,10 +353,11 @@ def test_the_sample_is_two_letters_then_a_run_of_distinct_letters_twice():
 
 def test_the_section_places_its_cell_and_the_cell_finishes_quickly_in_cpython():
     from cells.run import run_cell
+    from conftest import finished
     from cells import view
 
     assert "training" in view.CELLS and 'data-cell="training"' in SECTION
-    out, error = run_cell(view.source("training"), {})
+    out, error = finished(run_cell(view.source("training"), {}))
     assert error is None, error
     lines = out.splitlines()
     assert lines[-2].startswith("layer 0 head 0: previous-token ") and lines[-1].startswith("layer 1 head 0:")
