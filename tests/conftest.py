@@ -1,7 +1,7 @@
 """Shared fixtures and helpers. tests/unit/: CPython only. tests/browser/: the built site in a browser.
 
 Browser tests get the site built once, served on a loopback port under /lesson/,
-in Debian's chromium. Every page a test opens is guarded (Guard): the test fails
+in scripts/browsers.py's Chromium. Every page a test opens is guarded (Guard): the test fails
 if a request leaves the site's origin, or if a console error, a page error or a
 Python traceback shows up (tests that expect some errors name them with
 @pytest.mark.expected_console). Unit tests need none of this: playwright is only
@@ -39,6 +39,7 @@ for _path in (ROOT, ROOT / "site"):  # build.py, and the page's pure packages (p
         sys.path.insert(0, str(_path))
 
 import build  # noqa: E402  (needs the path above)
+from scripts import browsers  # noqa: E402  (which Chromium and Firefox: one rule with scripts/test.sh)
 
 # --- the worked numbers (derived in the module docstring) ----------------------------
 
@@ -55,7 +56,8 @@ EXERCISE = {
 }
 WASM = "**/pyodide.asm.wasm"
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's; playwright's own browser download is not reachable
+CHROMIUM_CHOICE = browsers.here("chromium")  # Debian's /usr/bin/chromium here; see scripts/browsers.py
+CHROMIUM = CHROMIUM_CHOICE.path  # None: Playwright's own Chromium (launched without executable_path)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Pyodide start-up is ~3-4 s here (12 MB from loopback, then booting CPython in wasm),
@@ -82,10 +84,18 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep("-", "failed, by name")
         for report in failed:
             terminalreporter.write_line(f"{report.when:>8}  {report.nodeid}")
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped:  # a skip is never silent: each test by name, with its reason (e.g. the missing Firefox)
+        terminalreporter.write_sep("-", "skipped, by name")
+        for report in skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+            terminalreporter.write_line(f"{report.nodeid}  {reason}")
 
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
+    if CHROMIUM_CHOICE.missing:
+        pytest.fail(f"no Chromium to test in: {CHROMIUM_CHOICE.missing}", pytrace=False)
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 

@@ -1,16 +1,19 @@
-// The built lesson in Debian's firefox-esr: a smoke suite, driven by puppeteer-core over WebDriver BiDi.
+// The built lesson in Firefox: a smoke suite, driven by puppeteer-core over WebDriver BiDi.
 //
-//   node tests/browser/firefox_smoke.mjs BASE_URL [CHECK ...]
+//   MHA_FIREFOX=/usr/bin/firefox-esr node tests/browser/firefox_smoke.mjs BASE_URL [CHECK ...]
 //
 // BASE_URL is the served site (http://127.0.0.1:PORT/lesson/, see tests/conftest.py's site_url).
-// MHA_OTHER_ORIGIN (environment): a loopback server on another port, for the "network" check.
+// MHA_FIREFOX is the Firefox to launch: tests/browser/test_page_firefox.py passes the one
+// scripts/browsers.py chose (Debian's firefox-esr here, else puppeteer-core's pinned download).
+// MHA_OTHER_ORIGIN: a loopback server on another port, for the "network" check.
 // One headless Firefox with a fresh profile in a temp dir; each check runs in its own browser
 // context (no shared cache, storage or cookies). Prints ONE JSON line on stdout:
 //   {"browser": "firefox/153...", "checks": {NAME: {ok, detail, console_errors, outside_requests,
 //    requests, seconds}}}
 // A check's `ok` is about the behaviour only; console errors and requests are reported raw and
 // judged by tests/browser/test_page_firefox.py (which knows which errors a check may cause).
-// Exit status 0 when every check ran (passed or not), 2 on bad arguments, 1 if Firefox failed.
+// Exit status 0 when every check ran (passed or not), 2 on bad arguments or no MHA_FIREFOX, 1 if
+// Firefox failed.
 // No sleeps: every wait is on a condition, with a timeout long enough for a loaded CI box.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,7 +22,7 @@ import { join } from "node:path";
 
 import puppeteer from "puppeteer-core";
 
-const FIREFOX = "/usr/bin/firefox-esr"; // Debian's; puppeteer's own browser download is not used
+const FIREFOX = process.env.MHA_FIREFOX; // chosen by scripts/browsers.py; this script never guesses
 const READY_TIMEOUT_MS = 60_000; // Pyodide starts in ~3-5 s here; a loaded 2-core box is much slower
 const WASM = "pyodide.asm.wasm";
 
@@ -246,9 +249,11 @@ async function main(argv) {
   const [base, ...wanted] = argv;
   const names = wanted.length ? wanted : Object.keys(CHECKS);
   const unknown = names.filter((name) => !(name in CHECKS));
-  if (!base || !/^http:\/\/127\.0\.0\.1:\d+\//.test(base) || unknown.length) {
-    console.error(`usage: node firefox_smoke.mjs http://127.0.0.1:PORT/PATH/ [${Object.keys(CHECKS).join(" ")}]` +
-                  (unknown.length ? ` (unknown check: ${unknown.join(", ")})` : ""));
+  if (!FIREFOX || !base || !/^http:\/\/127\.0\.0\.1:\d+\//.test(base) || unknown.length) {
+    console.error(`usage: MHA_FIREFOX=PATH node firefox_smoke.mjs http://127.0.0.1:PORT/PATH/ ` +
+                  `[${Object.keys(CHECKS).join(" ")}]` +
+                  (unknown.length ? ` (unknown check: ${unknown.join(", ")})` : "") +
+                  (FIREFOX ? "" : " (MHA_FIREFOX is not set)"));
     return 2;
   }
   const profile = mkdtempSync(join(tmpdir(), "mha-firefox-profile-"));

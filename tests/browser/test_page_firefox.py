@@ -1,4 +1,4 @@
-"""The built page in a second engine: Debian's firefox-esr, driven by puppeteer-core over WebDriver BiDi.
+"""The built page in a second engine, Firefox, driven by puppeteer-core over WebDriver BiDi.
 
 Playwright cannot drive a stock Firefox, so firefox_smoke.mjs (next to this file) does the
 driving: one headless Firefox launch with a fresh profile for the whole module, each check in
@@ -7,8 +7,12 @@ site_url (the site built and served under /lesson/ on loopback) and turns each c
 test. Like the Chromium tests, every check fails if a request leaves the origin or an error
 reaches the console (a check that must cause errors names them, by exact pattern).
 
-Missing prerequisites (node, node_modules/puppeteer-core, /usr/bin/firefox-esr) fail loudly:
-scripts/test.sh installs all three. These tests are never skipped.
+Which Firefox: scripts/browsers.py decides (MHA_FIREFOX, else Debian's /usr/bin/firefox-esr, else
+the build puppeteer-core pins, downloaded into .cache/browsers/), and the script gets its path in
+MHA_FIREFOX. Missing prerequisites (node, node_modules/puppeteer-core, the Firefox) fail loudly:
+scripts/test.sh installs all three. The one exception: off Debian, where no Firefox could be
+downloaded, the tests skip, each named with the reason in the summary (conftest.py's
+"skipped, by name"). On Debian with apt the Firefox is installed, so there they never skip.
 """
 
 import contextlib
@@ -23,10 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from scripts import browsers
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SMOKE = HERE / "firefox_smoke.mjs"
-FIREFOX = Path("/usr/bin/firefox-esr")
 PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
 # Five checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
 # run takes ~20 s). The limit only stops a hung browser from hanging the suite.
@@ -57,21 +62,23 @@ def _prerequisites():
         installed = json.loads(PUPPETEER.read_text())["version"]
         if installed != pinned:
             missing.append(f"node_modules has puppeteer-core {installed}, package.json pins {pinned} (run npm ci)")
-    if not os.access(FIREFOX, os.X_OK):
-        missing.append(f"{FIREFOX} is missing (apt-get install firefox-esr; scripts/test.sh does it)")
     return missing
 
 
 @pytest.fixture(scope="module")
 def firefox(site_url):
     """{check name: result} from one run of firefox_smoke.mjs against the served site."""
-    missing = _prerequisites()
+    choice = browsers.here("firefox")
+    if choice.skip:  # only off Debian, and only when no Firefox could be had: never on Debian with apt
+        pytest.skip(choice.missing)
+    missing = _prerequisites() + ([choice.missing] if choice.missing else [])
     if missing:
         pytest.fail("the Firefox smoke suite cannot run:\n  " + "\n  ".join(missing), pytrace=False)
     try:
         with _other_origin() as (other, seen):
+            env = {**os.environ, "MHA_FIREFOX": choice.path, "MHA_OTHER_ORIGIN": other}
             run = subprocess.run(["node", str(SMOKE), site_url], cwd=ROOT, capture_output=True, text=True,
-                                 timeout=RUN_TIMEOUT_S, env={**os.environ, "MHA_OTHER_ORIGIN": other})
+                                 timeout=RUN_TIMEOUT_S, env=env)
             OTHER_ORIGIN_SAW.extend(seen)
     except subprocess.TimeoutExpired as error:
         pytest.fail(f"firefox_smoke.mjs still running after {RUN_TIMEOUT_S} s\n"
