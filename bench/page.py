@@ -7,7 +7,9 @@ loadPyodide() from the same vendored files: the floor) and of the lesson, then
 redraw latency over many edits (the large case between two timings of one fixed CPython
 loop: how fast the machine itself ran then), then a repeat visit with a warm HTTP cache,
 then the bytes a first visit costs until the cells' worker is ready (counted at the server).
-Prints a table and writes JSON. Not a test: nothing here asserts a time.
+Prints a table and writes JSON. Not a test: nothing here asserts a time. Where the machine's
+speed would decide a figure, its target is a ratio to something timed beside it (bare Pyodide's
+ready, the fixed loop), so a slow minute moves both sides alike.
 """
 
 import argparse
@@ -199,7 +201,8 @@ def host_loop_ms(repeats=7):
     """How fast the machine runs right now: one fixed CPython loop, the median of `repeats` timings (ms).
 
     The same loop takes 17-29 ms here from one second to the next (the host's other work), so beside
-    a redraw figure it tells a slow minute from a slow page. Reported, never a target.
+    a redraw figure it tells a slow minute from a slow page. The large redraw's target is its ratio to
+    this loop; the loop itself is never a target.
     """
     times = []
     for _ in range(repeats):
@@ -265,16 +268,23 @@ def run(loads, edits):
     }
     result["ready_ratio"] = result["ready_ms"] / result["bare_ready_ms"]
     result["bytes_ratio"] = result["bytes"] / result["bare_bytes"]
+    # The machine's speed decides the milliseconds (the same code's large redraw took 5.3 ms one day and
+    # 19.2 ms another); stated against a yardstick timed on the same minutes, the figure keeps still.
+    result["redraw_large_to_host_loop"] = result["redraw_large_median_ms"] / result["host_loop_ms"]
+    result["first_paint_to_bare_ready"] = result["first_paint_ms"] / result["bare_ready_ms"]
     return result
 
 
-TARGETS = {"ready_ratio": 1.10, "first_paint_ms": 500, "first_run_ms": 500, "bytes_ratio": 1.1,
-           "redraw_large_median_ms": 16, "redraw_during_cell_max_ms": 100}
+# Ratios where the machine's speed would otherwise decide the figure; milliseconds only where a reader
+# would feel the time on any machine (a first Run, a redraw stalled behind a busy cell).
+TARGETS = {"ready_ratio": 1.10, "bytes_ratio": 1.1, "redraw_large_to_host_loop": 0.8,
+           "first_paint_to_bare_ready": 0.2, "first_run_ms": 500, "redraw_during_cell_max_ms": 100}
 
 
 def table(result):
     rows = [("bare Pyodide ready", "bare_ready_ms", "ms"), ("lesson ready", "ready_ms", "ms"),
             ("ready ratio (lesson / bare)", "ready_ratio", "x"), ("first paint, numbers visible", "first_paint_ms", "ms"),
+            ("first paint / bare Pyodide ready", "first_paint_to_bare_ready", "x"),
             ("cells' worker ready (from navigation)", "cell_worker_ready_ms", "ms"),
             ("first code-cell run after the worker is ready", "first_run_ms", "ms"), ("bytes, lesson", "bytes", "B"),
             ("bytes, bare", "bare_bytes", "B"), ("bytes ratio", "bytes_ratio", "x"),
@@ -284,6 +294,7 @@ def table(result):
             ("redraw, 16x64 8 heads random projections, median", "redraw_large_median_ms", "ms"),
             ("redraw, 16x64 8 heads random projections, p95", "redraw_large_p95_ms", "ms"),
             ("the machine's speed around it: one fixed CPython loop", "host_loop_ms", "ms"),
+            ("large redraw median / the fixed loop", "redraw_large_to_host_loop", "x"),
             ("repeat visit ready (warm cache)", "repeat_ready_ms", "ms"),
             ("bytes sent until the cells' worker is ready (disk cache)", "first_visit_bytes", "B")]
     lines = [f"| figure | value | target |", "|---|---|---|"]
