@@ -10,14 +10,15 @@ EXERCISE_TOKENS = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
 # Cross-attention's second sequence (section 6): three context tokens that supply keys and values.
 LESSON_CONTEXT = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
 
-# Section 8, softmax competition. Read by the last token (the query) under a causal mask:
-# token 0 is the relevant token, then k distractors, then the query. Slots 0-1 (head 0) say
-# "which record", slots 2-3 (head 1) say "looks like an id". The relevant token agrees with the
-# query in both; each distractor only in slots 2-3 (its slots 0-1 are orthogonal to the query's,
-# so every distractor scores the same: different records that all look like ids). Cycled.
+# Section 9, softmax competition. Read by the last token (the query) under a causal mask:
+# token 0 is the relevant token, then k distractors, then the query. Dot products with the query:
+# slots 0-1 (head 0): token 0 8, the query itself 4, a distractor 0 (token 0 is the best match);
+# slots 2-3 (head 1): token 0 2, the query 4, a distractor 6 (every distractor beats token 0).
+# All four slots (the one wide head) are the sums: 10, 8, 6. Distractors: other records that
+# differ among themselves in slot 1, which the query ignores. Cycled.
 COMPETITION_QUERY = [2.0, 0.0, 2.0, 0.0]
-COMPETITION_RELEVANT = [4.0, 0.0, 2.0, 0.0]
-COMPETITION_DISTRACTORS = ([0.0, 2.0, 2.0, 0.0], [0.0, -2.0, 2.0, 0.0], [0.0, 1.0, 2.0, 0.0])
+COMPETITION_RELEVANT = [4.0, 0.0, 1.0, 0.0]
+COMPETITION_DISTRACTORS = ([0.0, 2.0, 3.0, 0.0], [0.0, -2.0, 3.0, 0.0])
 COMPETITION_HEADS = 2
 
 # Section 1: why one head is not enough. The query (token 2, last, causal) matches token 0 in

@@ -2,15 +2,18 @@
 
 The tokens are lesson data (mha.lesson): the relevant token 0, then k distractors, then
 the query as the last token, read under a causal mask as a decoder-only model reads it
-(the last token sees every token before it, and itself). The distractors agree with the
-query only in head 1's slots, so head 1 and the one wide head (which reads every slot)
-lose weight on token 0 as k grows, while head 0 keeps nearly all of its own.
+(the last token sees every token before it, and itself). Token 0 is the query's best match
+in head 0's slots; every distractor beats it in head 1's. So head 1 and the one wide head
+lose token 0 fast as k grows, and head 0 loses it slowly: a distractor's weight is a fixed
+fraction of token 0's in each head, and only the count of distractors grows.
 
-Every weight comes from mha.multi_head_attention(causal=True); this module only arranges
-them: a line chart (SVG, aria-hidden) and two tables that carry the same numbers.
+Every weight comes from mha.multi_head_attention; this module only arranges them: a line
+chart on a log axis (SVG, aria-hidden), two tables that carry the same numbers, and the
+sentence under the chart that quotes them at the reader's count.
 """
 
 import functools
+import math
 
 import mha
 from figures.registry import Figure
@@ -20,6 +23,13 @@ from page.state import MAX_DISTRACTORS
 
 NAMES = [f"head {h}" for h in range(COMPETITION_HEADS)] + ["one wide head"]  # the lines, in the order of relevant_weights
 BANDS = [band_class(h) for h in range(COMPETITION_HEADS)] + ["wide"]     # their colours (style.css, competition.css)
+SAMPLES = (*range(11), 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800,
+           MAX_DISTRACTORS)  # the counts the chart's lines pass through: about even steps on its log axis
+
+
+def distractors_text(count):
+    """'no distractors', '1 distractor', '1,000 distractors'."""
+    return "no distractors" if count == 0 else f"{count:,} distractor{'' if count == 1 else 's'}"
 
 
 # --- the numbers (all from mha) --------------------------------------------------
@@ -33,18 +43,39 @@ def competition_tokens(distractors):
     return [list(row) for row in rows]
 
 
+def query_rows(distractors):
+    """The last token's softmax row over all k + 2 tokens: [head 0, head 1, one wide head].
+
+    Under the causal mask the last token sees every token, itself included, so its row is the
+    row of one query over the whole sequence as context: mha computes that row alone, not the
+    (k + 2) x (k + 2) table (tests check it equals the causal table's last row).
+    """
+    tokens = competition_tokens(distractors)
+    heads = mha.multi_head_attention(tokens[-1:], COMPETITION_HEADS, context=tokens).weights
+    wide = mha.multi_head_attention(tokens[-1:], 1, context=tokens).weights[0]
+    return [w[0] for w in heads] + [wide[0]]
+
+
 def relevant_weights(distractors):
     """The last token's weight on token 0: [head 0, head 1, one wide head], causal mask on."""
-    tokens = competition_tokens(distractors)
-    heads = mha.multi_head_attention(tokens, COMPETITION_HEADS, causal=True).weights
-    wide = mha.multi_head_attention(tokens, 1, causal=True).weights[0]
-    return [w[-1][0] for w in heads] + [wide[-1][0]]
+    return [row[0] for row in query_rows(distractors)]
+
+
+@functools.lru_cache(maxsize=1)
+def leads():
+    """Token 0's weight over one distractor's, per line: the same at every count (e^(score gap))."""
+    return tuple(row[0] / row[1] for row in query_rows(1))
 
 
 @functools.lru_cache(maxsize=1)
 def curve():
-    """relevant_weights(k) for every k in 0..MAX_DISTRACTORS: the lesson data never changes, so once."""
-    return tuple(tuple(relevant_weights(k)) for k in range(MAX_DISTRACTORS + 1))
+    """{k: relevant_weights(k)} for k in SAMPLES: the lesson data never changes, so once."""
+    return {k: tuple(relevant_weights(k)) for k in SAMPLES}
+
+
+def weights_at(distractors):
+    """relevant_weights(k), from the curve when k is one of its samples."""
+    return curve().get(distractors) or tuple(relevant_weights(distractors))
 
 
 # --- the tables: the accessible source of the chart's numbers ------------------------
@@ -64,25 +95,26 @@ def _weight_cell(weight):
 
 def competition_figure(distractors):
     """<table aria-label='weight on the relevant token'>: per head, with no distractors and with k."""
-    alone, now = curve()[0], curve()[distractors]
-    head = header_row("head", ["no distractors", f"{distractors} distractors"])
+    alone, now = weights_at(0), weights_at(distractors)
+    head = header_row("head", ["no distractors", distractors_text(distractors)])
     rows = [body_row(name, [_weight_cell(a), _weight_cell(b)]) for name, a, b in zip(NAMES, alone, now)]
     caption = (f"how much of the last token's attention lands on token 0, the relevant one, "
-               f"among {distractors + 2} tokens (causal mask on)")
+               f"among {distractors + 2:,} tokens (causal mask on)")
     return table("weight on the relevant token", caption, head, rows, "competition")
 
 
 def competition_curve(distractors):
-    """<table aria-label='relevant weight by distractor count'>: every count 0..30, the current one marked."""
+    """<table aria-label='relevant weight by distractor count'>: the chart's counts and the current one, marked."""
     head = header_row("distractors", NAMES)
     rows = []
-    for k, weights in enumerate(curve()):
-        row = body_row(str(k), [_weight_cell(w) for w in weights])
+    for k in sorted({*SAMPLES, distractors}):
+        row = body_row(f"{k:,}", [_weight_cell(w) for w in weights_at(k)])
         if k == distractors:
             row[1].update({"class": "current", "aria-current": "true"})
         rows.append(row)
     return table("relevant weight by distractor count",
-                 "the chart's numbers: the weight on token 0 at every distractor count", head, rows, "competition")
+                 "the chart's numbers: the weight on token 0 at the counts it plots, and at yours", head, rows,
+                 "competition")
 
 
 # --- the chart: SVG trees, drawn at build time and redrawn on "competition" -----------
@@ -90,12 +122,14 @@ def competition_curve(distractors):
 WIDTH, HEIGHT = 400, 240                        # viewBox units; CSS scales the chart to its column
 LEFT, RIGHT, TOP, BOTTOM = 50, 282, 24, 200     # the plot area; right of it, the lines' names
 Y_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
-X_TICKS = tuple(range(0, MAX_DISTRACTORS + 1, 5))
+X_TICKS = (0, 1, 10, 100, MAX_DISTRACTORS)  # labelled; between them, unlabelled marks at 3, 30, 300
+X_MINOR = (3, 30, 300)
 LABEL_GAP = 12                                  # the least distance between two line names
 
 
 def _x(k):
-    return round(LEFT + (RIGHT - LEFT) * k / MAX_DISTRACTORS, 2)
+    """Across: log(1 + k), so 0 sits at the left edge and each tenfold more takes about the same step."""
+    return round(LEFT + (RIGHT - LEFT) * math.log1p(k) / math.log1p(MAX_DISTRACTORS), 2)
 
 
 def _y(weight):
@@ -107,36 +141,41 @@ def _text(x, y, words, cls, anchor="start"):
 
 
 def _axes():
-    """Grid lines and tick labels: weight 0..1 up, distractor count 0..30 across."""
+    """Grid lines and tick labels: weight 0..1 up, distractor count 0..MAX_DISTRACTORS across (log)."""
     parts = []
     for w in Y_TICKS:
         parts.append(["line", {"x1": LEFT, "x2": RIGHT, "y1": _y(w), "y2": _y(w), "class": "grid"}])
         parts.append(_text(LEFT - 6, _y(w) + 4, f"{w:g}", "tick", "end"))
     for k in X_TICKS:
         parts.append(["line", {"x1": _x(k), "x2": _x(k), "y1": BOTTOM, "y2": BOTTOM + 4, "class": "axis"}])
-        parts.append(_text(_x(k), BOTTOM + 16, str(k), "tick", "middle"))
+        parts.append(_text(_x(k), BOTTOM + 16, f"{k:,}", "tick", "middle"))
+    for k in X_MINOR:
+        parts.append(["line", {"x1": _x(k), "x2": _x(k), "y1": BOTTOM, "y2": BOTTOM + 2, "class": "axis"}])
     parts.append(["line", {"x1": LEFT, "x2": RIGHT, "y1": BOTTOM, "y2": BOTTOM, "class": "axis"}])
     middle = (TOP + BOTTOM) / 2
     parts.append(["text", {"x": 12, "y": middle, "class": "axis-title", "text-anchor": "middle",
                            "transform": f"rotate(-90 12 {middle})"}, "weight on token 0"])
-    parts.append(_text((LEFT + RIGHT) / 2, HEIGHT - 6, "distractor tokens", "axis-title", "middle"))
+    parts.append(_text((LEFT + RIGHT) / 2, HEIGHT - 6, "distractor tokens (log scale)", "axis-title", "middle"))
     return ["g", {}, *parts]
 
 
 def _label_heights(ends):
-    """The y of each line's name at the right end: its last point, nudged apart by LABEL_GAP."""
-    order = sorted(range(len(ends)), key=lambda i: ends[i])
+    """The y of each line's name at the right end: its last point, nudged apart by LABEL_GAP.
+
+    From the lowest name up, so no name drops below the plot onto the tick labels.
+    """
+    order = sorted(range(len(ends)), key=lambda i: -ends[i])
     placed = {}
     for i in order:
-        placed[i] = max(ends[i], max(placed.values(), default=-LABEL_GAP) + LABEL_GAP)
+        placed[i] = min(ends[i], BOTTOM + 4, min(placed.values(), default=math.inf) - LABEL_GAP)
     return [placed[i] for i in range(len(ends))]
 
 
 def _lines():
     """One polyline per head and one for the wide head, each named at its right end."""
-    columns = list(zip(*curve()))
+    columns = list(zip(*curve().values()))
     lines = [["polyline", {"class": f"line {band}", "fill": "none",
-                           "points": " ".join(f"{_x(k)},{_y(w)}" for k, w in enumerate(column))}]
+                           "points": " ".join(f"{_x(k)},{_y(w)}" for k, w in zip(SAMPLES, column))}]
              for band, column in zip(BANDS, columns)]
     heights = _label_heights([_y(column[-1]) + 4 for column in columns])
     names = [_text(RIGHT + 8, y, name, f"line-name {band}") for name, band, y in zip(NAMES, BANDS, heights)]
@@ -147,12 +186,12 @@ def _marker(distractors):
     """The current count: a vertical rule, a dot on each line, and the count above the plot."""
     x = _x(distractors)
     dots = [["circle", {"cx": x, "cy": _y(w), "r": 4, "class": f"dot {band}"}]
-            for band, w in zip(BANDS, curve()[distractors])]
-    anchor = "start" if distractors < MAX_DISTRACTORS / 2 else "end"
-    words = f"{distractors} distractor{'' if distractors == 1 else 's'}"
+            for band, w in zip(BANDS, weights_at(distractors))]
+    anchor = "start" if x < (LEFT + RIGHT) / 2 else "end"
     return ["g", {"class": "now"},
             ["line", {"x1": x, "x2": x, "y1": TOP - 4, "y2": BOTTOM, "class": "rule"}],
-            _text(x + (4 if anchor == "start" else -4), TOP - 8, words, "now-label", anchor), *dots]
+            _text(x + (4 if anchor == "start" else -4), TOP - 8, distractors_text(distractors), "now-label", anchor),
+            *dots]
 
 
 def competition_chart(distractors):
@@ -165,13 +204,20 @@ def competition_chart(distractors):
             _axes(), _lines(), _marker(distractors)]
 
 
-# --- numbers the prose prints (<!--value:KEY-->) ---------------------------------------
+# --- the prose: the sentence under the chart, and the numbers the section prints ---------
+
+def competition_now(distractors):
+    """The sentence that quotes the chart's dots: what each line keeps on token 0 at the reader's count."""
+    head_0, head_1, wide = (fixed(w) for w in weights_at(distractors))
+    return [f"With {distractors_text(distractors)}, head 0 keeps {head_0} of its row on token 0, "
+            f"the one wide head {wide} and head 1 {head_1}."]
+
 
 def _prose_numbers():
-    keys = {"head-0": 0, "head-1": 1, "wide": 2}
-    ends = {"alone": 0, "most": MAX_DISTRACTORS}
-    return {f"competition-{name}-{end}": (lambda i=i, k=k: fixed(curve()[k][i]))
-            for name, i in keys.items() for end, k in ends.items()}
+    """<!--value:KEY--> numbers: token 0's weight over a distractor's (in head 1, a distractor's over token 0's)."""
+    return {"competition-lead-head-0": lambda: f"{leads()[0]:.1f}",
+            "competition-lead-wide": lambda: f"{leads()[2]:.1f}",
+            "competition-trail-head-1": lambda: f"{1 / leads()[1]:.1f}"}
 
 
 # --- the registry: this family's elements ----------------------------------------
@@ -181,5 +227,6 @@ FIGURES = {  # section 9: one budget per row
     "competition-chart": Figure(lambda s, v, b: [competition_chart(s["distractors"])], ("competition", "controls")),
     "competition-table": Figure(lambda s, v, b: [competition_figure(s["distractors"])], ("competition", "controls")),
     "competition-curve": Figure(lambda s, v, b: [competition_curve(s["distractors"])], ("competition", "controls")),
+    "competition-now": Figure(lambda s, v, b: competition_now(s["distractors"]), ("competition", "controls")),
 }
-PROSE = {**_prose_numbers(), "competition-max": lambda: str(MAX_DISTRACTORS)}
+PROSE = _prose_numbers()

@@ -67,14 +67,14 @@ def _sharing():
 
 
 def _prompts():
-    alone, most = competition.relevant_weights(0), competition.relevant_weights(MAX_DISTRACTORS)
-    (h0, h1, wide), (m0, m1, mwide) = alone, most
-    return (f"With {MAX_DISTRACTORS} distractors, head 0 still puts {fixed(m0)} on token 0 (it started at "
-            f"{fixed(h0)}), the one wide head {fixed(mwide)} (from {fixed(wide)}) and head 1 only {fixed(m1)} "
-            f"(from {fixed(h1)}). Head 0 reads slots 0\u20131, where the distractors do not match the query: each "
-            f"adds only e\u2070 = 1 to its softmax sum, against the relevant token's much larger term. Head 1 reads "
-            f"slots 2\u20133, where every distractor matches as well as token 0 does, so they split its row evenly. "
-            f"The wide head sees both halves and lands in between.")
+    row = competition.query_rows(MAX_DISTRACTORS)[0]  # head 0: [token 0, distractors..., the query itself]
+    lead, own = row[0] / row[1], row[-1] / row[1]       # in units of one distractor's weight (score 0: e^0 = 1)
+    _, head_1, wide = competition.relevant_weights(MAX_DISTRACTORS)
+    return (f"In head 0 a distractor scores 0 against the query, so take its weight as the unit: token 0 then "
+            f"weighs {lead:.1f} and the query itself {own:.1f}, at any count. Among {MAX_DISTRACTORS:,} "
+            f"distractors the row holds {lead:.1f} + {own:.1f} + {MAX_DISTRACTORS:,} units, so token 0 keeps "
+            f"{fixed(row[0])} of it. A large lead shelters a head from a small crowd, not from any crowd. At the "
+            f"same count the wide head keeps {fixed(wide)} and head 1 {fixed(head_1)}.")
 
 
 QUESTIONS = {
@@ -118,14 +118,16 @@ QUESTIONS = {
          "eighth": "Not quite: count the key/value heads, not the query heads per group."},
         _sharing),
     "prompts": Question(
-        f"Raise the distractors to {MAX_DISTRACTORS}. Each one agrees with the query only in slots 2\u20133, "
-        "the slots head 1 reads. Which keeps the most weight on token 0?",
-        (("head-0", "head 0"), ("head-1", "head 1"), ("wide", "the one wide head"), ("same", "all about the same")),
-        "head-0",
-        {"head-0": "Right: the distractors barely register in the slots head 0 reads.",
-         "head-1": "Not quite: head 1 reads exactly the slots where every distractor looks like token 0.",
-         "wide": "Not quite: the wide head reads slots 2\u20133 too, so the distractors reach it.",
-         "same": "Not quite: each head has its own softmax over its own slots, so they drain differently."},
+        "Head 0 reads only slots 0\u20131, where token 0 is the query's best match and no distractor matches "
+        f"at all. Raise the distractors to {MAX_DISTRACTORS:,}: how much of head 0's row stays on token 0?",
+        (("most", "nearly all of it (over 0.9)"), ("half", "about half"), ("fifth", "about a fifth"),
+         ("none", "almost none (under 0.01)")),
+        "fifth",
+        {"most": "Not quite: a distractor that matches nothing still takes a small share, and "
+                 f"{MAX_DISTRACTORS:,} small shares add up.",
+         "half": f"Not quite: token 0's lead is worth a few hundred distractors, and there are {MAX_DISTRACTORS:,}.",
+         "fifth": "Right: a crowd big enough outweighs even a large lead.",
+         "none": "Not quite: that is head 1's fate, where every distractor beats token 0; head 0 keeps far more."},
         _prompts),
 }
 

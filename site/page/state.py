@@ -21,7 +21,7 @@ DEFAULT_BYTES = 2             # bf16: two bytes per cached number
 MAX_SEED = 2**32 - 1
 MODEL_NAMES = tuple(shape.name for shape in mha.MODEL_SHAPES)
 CUSTOM_MODEL = "your own shape"  # the calculator's name for numbers that match no published model
-MAX_DISTRACTORS = mha.MAX_TOKENS - 2  # the competition: a query, the relevant token, then distractors
+MAX_DISTRACTORS = 1000  # the competition (section 9): only the query's one row is computed, 1002 keys at most
 GRIDS = {"tokens": "token", "context": "context token"}  # the editable sequences: state key -> label
 FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors",
                "temperature")

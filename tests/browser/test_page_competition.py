@@ -1,24 +1,26 @@
-"""Section 8 in a browser: the chart is drawn before Python runs, follows the distractor count, and fits a phone.
+"""Section 9 in a browser: the chart is drawn before Python runs, follows the distractor count (0 to 1,000),
+the sentence under it quotes the same numbers, and it all fits a phone.
 
-References: the closed forms worked by hand in tests/unit/test_competition.py, repeated here.
+References: the weights worked by hand in tests/unit/test_competition.py's docstring, repeated here.
 """
 
-import math
 import re
 
 from playwright.sync_api import expect
 
-from conftest import open_page
+from conftest import open_page, wait_ready
+
+HAND = {  # [head 0, head 1, one wide head] on token 0 among k distractors (tests/unit/test_competition.py)
+    0: ["0.9442", "0.1956", "0.7311"],
+    1: ["0.9411", "0.0454", "0.6652"],
+    30: ["0.8592", "0.0020", "0.1842"],
+    1000: ["0.2197", "0.0001", "0.0073"],
+}
 
 
-def closed_form(k):
-    """[head 0, head 1, one wide head]: the last token's weight on token 0 among k distractors.
-
-    Head 0 scores 8/sqrt2 (token 0), 4/sqrt2 (itself), 0 (each distractor); head 1 scores every
-    token the same; the wide head scores 6, 4, 2 (tests/unit/test_competition.py works them out).
-    """
-    a, b = math.exp(8 / math.sqrt(2)), math.exp(4 / math.sqrt(2))
-    return [a / (a + b + k), 1 / (k + 2), math.exp(6) / (math.exp(6) + math.exp(4) + k * math.exp(2))]
+def sentence(words, k):
+    head_0, head_1, wide = HAND[k]
+    return f"With {words}, head 0 keeps {head_0} of its row on token 0, the one wide head {wide} and head 1 {head_1}."
 
 
 def rule_x(page):
@@ -34,29 +36,49 @@ def test_the_chart_has_a_line_per_head_and_is_hidden_from_screen_readers(lesson)
     assert stroke not in ("none", "rgb(0, 0, 0)"), stroke  # coloured by competition.css, not the default
 
 
-def test_typing_a_count_moves_the_marker_and_marks_the_table_row(lesson):
-    lesson.locator("#distractors").fill("0")
-    start = rule_x(lesson)
-    lesson.locator("#distractors").fill("12")
-    expect(lesson.locator("#competition-chart .now-label")).to_have_text("12 distractors")
-    assert rule_x(lesson) > start
-    expect(lesson.locator("#competition-chart circle")).to_have_count(3)
-    current = lesson.locator("#competition-curve tr[aria-current=true]")
-    expect(current.locator("th")).to_have_text("12")
-    expect(current.locator("td")).to_have_text([f"{w:.4f}" for w in closed_form(12)])
+def test_the_prerendered_sentence_quotes_the_default_count(page, site_url):
+    """Before Python runs, the sentence under the chart already holds the numbers of the state shown."""
+    page.goto(site_url)
+    expect(page.locator("#competition-now")).to_have_text(sentence("no distractors", 0))
+    wait_ready(page)
+    expect(page.locator("#competition-now")).to_have_text(sentence("no distractors", 0))
+
+
+def test_typing_a_count_redraws_the_chart_the_tables_and_the_sentence(lesson):
+    field, now = lesson.locator("#distractors"), lesson.locator("#competition-now")
+    label = lesson.locator("#competition-chart .now-label")
     table = lesson.get_by_role("table", name="weight on the relevant token", exact=True)
-    expect(table.locator("tbody tr td:nth-of-type(2)")).to_have_text([f"{w:.4f}" for w in closed_form(12)])
-    lesson.locator("#distractors").fill("31")  # refused: the marker stays
-    expect(lesson.locator("#distractors-error")).to_contain_text("between 0 and 30")
-    expect(lesson.locator("#competition-chart .now-label")).to_have_text("12 distractors")
-    lesson.locator("#distractors").fill("1")
-    expect(lesson.locator("#competition-chart .now-label")).to_have_text("1 distractor")
-    expect(lesson).to_have_url(re.compile(r"d=1"))
+    field.fill("0")
+    expect(now).to_have_text(sentence("no distractors", 0))
+    start = rule_x(lesson)
+    steps = []
+    for k, words in ((1, "1 distractor"), (30, "30 distractors"), (1000, "1,000 distractors")):
+        field.fill(str(k))
+        expect(label).to_have_text(words)
+        expect(now).to_have_text(sentence(words, k))
+        expect(table.locator("thead th").nth(2)).to_have_text(words)
+        expect(table.locator("tbody tr td:nth-of-type(2)")).to_have_text(HAND[k])
+        current = lesson.locator("#competition-curve tr[aria-current=true]")
+        expect(current.locator("th")).to_have_text(f"{k:,}")
+        expect(current.locator("td")).to_have_text(HAND[k])
+        expect(lesson.locator("#competition-chart circle")).to_have_count(3)
+        steps.append(rule_x(lesson))
+    assert start < steps[0] < steps[1] < steps[2]
+    assert steps[1] - steps[0] > 0.5 * (steps[2] - steps[1])  # a log axis: 1 -> 30 is not 1/33 of 30 -> 1000
+    field.fill("1001")  # refused: the marker and the sentence stay
+    expect(lesson.locator("#distractors-error")).to_contain_text("between 0 and 1000")
+    expect(label).to_have_text("1,000 distractors")
+    expect(now).to_have_text(sentence("1,000 distractors", 1000))
+    field.fill("1")
+    expect(now).to_have_text(sentence("1 distractor", 1))
+    expect(lesson).to_have_url(re.compile(r"d=1(&|$)"))
 
 
 def test_the_chart_and_its_table_fit_a_phone(browser, site_url):
-    page, guard = open_page(browser, site_url, "#d=30", viewport={"width": 375, "height": 800}, color_scheme="dark")
-    expect(page.locator("#competition-chart .now-label")).to_have_text("30 distractors")
+    page, guard = open_page(browser, site_url, "#d=1000", viewport={"width": 375, "height": 800},
+                            color_scheme="dark")
+    expect(page.locator("#competition-chart .now-label")).to_have_text("1,000 distractors")
+    expect(page.locator("#competition-now")).to_have_text(sentence("1,000 distractors", 1000))
     box = page.locator("#competition-chart svg").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
     region = page.locator("#competition-table")

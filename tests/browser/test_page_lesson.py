@@ -282,14 +282,14 @@ def test_kv_cache_calculator_presets_custom_and_bad_input(reader):
 def test_distractors_drain_the_relevant_token(reader):
     table = reader.get_by_role("table", name="weight on the relevant token", exact=True)
     reader.locator("#distractors").fill("5")
-    # the last token's weight on token 0, alone and among 5 distractors (closed forms in
-    # tests/unit/test_competition.py): e^(8/sqrt2) / (e^(8/sqrt2) + e^(4/sqrt2) + k), 1 / (k + 2),
-    # e^6 / (e^6 + e^4 + k e^2)
-    alone, now = ["0.9442", "0.5000", "0.8808"], ["0.9289", "0.1429", "0.8151"]
+    # the last token's weight on token 0, alone and among k = 5 distractors (worked in
+    # tests/unit/test_competition.py): 1 / (1 + e^(-2 sqrt2) + k e^(-4 sqrt2)) = 1 / (1.05911 + 0.01747),
+    # 1 / (1 + e^(sqrt2) + k e^(2 sqrt2)) = 1 / (5.1133 + 84.595), 1 / (1 + e^-1 + k e^-2) = 1 / (1.36788 + 0.67668)
+    alone, now = ["0.9442", "0.1956", "0.7311"], ["0.9289", "0.0111", "0.4891"]
     expect(table.locator("tbody tr")).to_have_count(3)
     for row, (a, b) in enumerate(zip(alone, now)):
         expect(table.locator("tbody tr").nth(row).locator("td")).to_have_text([a, b])
-    for text in ["-1", "31", "abc", ""]:
+    for text in ["-1", "1001", "abc", ""]:
         reader.locator("#distractors").fill(text)
         expect(reader.locator("#distractors-error")).to_contain_text("distractors")
         expect(table.locator("tbody tr").first.locator("td").nth(1)).to_have_text(now[0])
@@ -425,7 +425,7 @@ def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(br
     ("#t=1e309,0,0,1", "not a finite number"),
     ("#t=1e200,0,0,1;0.9,0.1,1,0&x=0,0,0,0;0,0,0,0", "too large"),  # once stopped the page from starting
     ("#s=-1&p=rand", "seed must be between 0 and"),
-    ("#d=99", "distractors must be between 0 and 30"),
+    ("#d=1001", "distractors must be between 0 and 1000"),
 ])
 def test_a_malformed_link_is_ignored_with_a_notice(reader, fragment, words):
     """Pasted into the address bar of an open page (hashchange): refused, and the figure keeps its state."""

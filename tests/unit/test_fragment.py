@@ -44,7 +44,7 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#c=2", "causal must be one of"),
     ("#p=evil", "projections must be one of"),
     ("#s=-1", "between 0 and"),
-    ("#d=31", "distractors must be between 0 and 30"),
+    ("#d=1001", "distractors must be between 0 and 1000"),
     ("#temp=0", "temperature must be one of 0.05, 0.1"),       # a stop of the slider, not any number
     ("#temp=0.4", "got 0.4"),
     ("#temp=-1", "temperature must be one of"),
@@ -71,7 +71,7 @@ def states(draw):
             # shared key/value heads need random projections (state.check_sharing)
             "projections": "random" if kv_heads < heads else draw(st.sampled_from(["identity", "random"])),
             "seed": draw(st.integers(0, figure_state.MAX_SEED)), "context": draw(st.none() | rows()),
-            "distractors": draw(st.integers(0, 30)),
+            "distractors": draw(st.integers(0, 1000)),
             "temperature": draw(st.sampled_from(figure_state.TEMPERATURES))}
 
 

@@ -6,8 +6,9 @@ Worked by hand (the worked example and exercise are derived in tests/conftest.py
 - exercise: head 1 ties at 0.5000 / 0.5000; the wide head's row 0 moves from 0.6341 to 0.5125;
 - cross-attention: 2 asking tokens x 3 context tokens;
 - Llama-3-8B: 8 of 32 key/value heads -> 1.00 GiB instead of 4.00 GiB at 8192 tokens, 75% saved;
-- section 8 at 30 distractors: head 1 splits its row evenly over 32 tokens, 1/32 = 0.0312; head 0's
-  0.8592 is tests/unit/test_competition.py's closed form.
+- section 9 at 1,000 distractors, head 0: a distractor scores 0, so in units of its weight (e^0 = 1) token 0
+  weighs e^(8/sqrt2) = 286.2 and the query itself e^(4/sqrt2) = 16.9; token 0 keeps
+  286.25 / (286.25 + 16.92 + 1000) = 0.2197 (tests/unit/test_competition.py works out all three heads).
 """
 
 import pytest
@@ -20,7 +21,8 @@ EXPECTED = {
     "exercise": ["0.5000 / 0.5000", "from 0.6341 to 0.5125"],
     "cross": ["2 \u00d7 3"],
     "sharing": ["1.00 GiB instead of 4.00 GiB", "75% saved"],
-    "prompts": ["head 0 still puts 0.8592", "head 1 only 0.0312"],
+    "prompts": ["token 0 then weighs 286.2 and the query itself 16.9", "286.2 + 16.9 + 1,000 units",
+                "token 0 keeps 0.2197", "the wide head keeps 0.0073 and head 1 0.0001"],
 }
 
 

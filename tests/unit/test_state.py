@@ -155,13 +155,13 @@ def test_a_link_replaces_the_figure_settings_but_not_the_calculator():
 
 
 @pytest.mark.parametrize("parse, text, value", [
-    (s.parse_distractors, "30", 30), (s.parse_distractors, "0", 0), (s.parse_seed, "4294967295", 2**32 - 1)])
+    (s.parse_distractors, "1000", 1000), (s.parse_distractors, "0", 0), (s.parse_seed, "4294967295", 2**32 - 1)])
 def test_counts_parse_within_their_range(parse, text, value):
     assert parse(text) == value
 
 
 @pytest.mark.parametrize("parse, text, words", [
-    (s.parse_distractors, "31", "between 0 and 30"), (s.parse_distractors, "-1", "between 0 and 30"),
+    (s.parse_distractors, "1001", "between 0 and 1000"), (s.parse_distractors, "-1", "between 0 and 1000"),
     (s.parse_seed, "4294967296", "between 0 and 4294967295"), (s.parse_seed, "abc", "whole number")])
 def test_counts_out_of_range_are_refused_with_a_sentence(parse, text, words):
     with pytest.raises(ValueError, match=words):
