@@ -86,7 +86,7 @@ def group_figure(state, result):
     shown = members[:GROUP_HEADS_SHOWN]
     tokens = len(result.query_heads[0])
     cut = tokens > GROUP_TOKENS_SHOWN or result.head_width > GROUP_NUMBERS_SHOWN
-    tables = [_group_table(result, h, shown) for h in shown]
+    tables = [_group_table(result, h, len(members) > 1) for h in shown]
     more = f" ({len(members) - len(shown)} more query heads read it too.)" if len(members) > len(shown) else ""
     if len(members) == 1:
         caption = (f"Query head {members[0]} alone reads key/value head 0: without sharing, every head's keys "
@@ -103,13 +103,14 @@ def group_figure(state, result):
             ["div", {"class": "kv-group-tables"}, *tables], ["figcaption", {}, caption]]
 
 
-def _group_table(result, h, shown):
+def _group_table(result, h, shared):
+    """Query head h's queries beside key/value head 0's keys and values ("shared" only when others read them too)."""
     queries, keys, values = result.query_heads[h], result.key_heads[0], result.value_heads[0]
-    band = band_class(h)
+    band, note = band_class(h), " (shared)" if shared else ""
     head = ["tr", {}, ["th", {"scope": "col"}, "token"],
             ["th", {"scope": "col", **classes(band)}, f"queries of head {h}"],
-            ["th", {"scope": "col", "class": "kv-shared"}, "keys (shared)"],
-            ["th", {"scope": "col", "class": "kv-shared"}, "values (shared)"]]
+            ["th", {"scope": "col", "class": "kv-shared"}, f"keys{note}"],
+            ["th", {"scope": "col", "class": "kv-shared"}, f"values{note}"]]
     rows = [body_row(f"token {t}", [_vector_cell(queries[t], "kv-query", band),
                                     _vector_cell(keys[t], "kv-key", "kv-shared"),
                                     _vector_cell(values[t], "kv-value", "kv-shared")])

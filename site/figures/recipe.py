@@ -135,7 +135,8 @@ def flow_rows(costs):
         [("concatenated", _size(n, d), "")],
         [("output", _size(n, d), "")],
     ]
-    steps = ["project", f"split in {costs.heads}", "softmax", "sum values", "concatenate", "× W_O"]
+    split = f"split in {costs.heads}" if costs.heads > 1 else "one head"
+    steps = ["project", split, "softmax", "sum values", "concatenate", "× W_O"]
     return rows, steps, more
 
 
@@ -143,11 +144,14 @@ def flow_description(costs):
     """The diagram in one paragraph: its <desc>, and what a screen reader says."""
     n, d, h, g, hw = costs.tokens, costs.width, costs.heads, costs.kv_heads, costs.head_width
     shared = ", shared by groups of query heads" if g < h else ""
+    kv = f"{g} key/value head{'s' if g > 1 else ''}{shared}"
+    split = (f"the queries are split into {h} heads of width {hw}, {_size(n, hw)} each; every head turns"
+             if h > 1 else f"the queries stay one head of width {hw}, {_size(n, hw)}; it turns")
+    outputs = f"the {h} outputs are concatenated into {_size(n, d)} and" if h > 1 else "the output is"
     return (f"{n} tokens of width {d} ({_size(n, d)}) are projected to queries {_size(n, d)} and to keys and "
-            f"values {_size(n, costs.kv_width)} each ({g} key/value heads{shared}); the queries are split into "
-            f"{h} heads of width {hw}, {_size(n, hw)} each; every head turns its scores into {_size(n, n)} "
-            f"softmax weights and sums values into an output of {_size(n, hw)}; the {h} outputs are "
-            f"concatenated into {_size(n, d)} and multiplied by W_O ({_size(d, d)}) into {_size(n, d)}.")
+            f"values {_size(n, costs.kv_width)} each ({kv}); {split} its scores into {_size(n, n)} "
+            f"softmax weights and sums values into an output of {_size(n, hw)}; {outputs} "
+            f"multiplied by W_O ({_size(d, d)}) into {_size(n, d)}.")
 
 
 def _box_xs(count):

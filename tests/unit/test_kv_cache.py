@@ -223,12 +223,15 @@ def test_a_group_shows_one_set_of_keys_and_values_and_each_heads_own_queries():
     assert columns[0]["kv-query"] != columns[1]["kv-query"]
     assert "random matrices (seed 3)" in text(figure)
     assert "query heads 0, 1" in text(find(figure, "figcaption")[0])
+    assert [text(th) for th in find(tables[0], "th")][2:4] == ["keys (shared)", "values (shared)"]
 
 
 def test_identity_slices_say_that_sharing_would_switch_them():
     figure = kv.group_figure(figure_state.default_state(), figure_state.compute(figure_state.default_state()).result)
     assert "Choosing fewer key/value heads switches on random projections" in text(figure)
     assert "alone reads key/value head 0" in text(find(figure, "figcaption")[0])
+    # nothing is shared: the headers do not say it is
+    assert [text(th) for th in find(find(figure, "table")[0], "th")][2:4] == ["keys", "values"]
 
 
 def test_a_large_group_is_cut_to_what_a_reader_can_read():

@@ -138,7 +138,10 @@ def test_the_diagram_labels_follow_tokens_width_heads_and_kv_heads(sizes, expect
     assert drawn[-2:] == [("concatenated", expected["tokens"]), ("output", expected["tokens"])]
     assert (expected["more"] in dict(drawn)) if expected["more"] else not any("more" in n for n, _ in drawn)
     desc = text(find(svg, "desc")[0])
-    assert f"split into {heads} heads of width {width // heads}" in desc
+    if heads > 1:
+        assert f"split into {heads} heads of width {width // heads}" in desc and "1 key/value heads" not in desc
+    else:  # no "split in 1", no "1 heads"
+        assert f"stay one head of width {width}" in desc and "1 heads" not in desc and "split" not in desc
     assert f"W_O ({width} × {width})" in desc
     assert svg[1]["aria-labelledby"] == "recipe-flow-title recipe-flow-desc"
 
