@@ -24,6 +24,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import build
+from cells import view as cell_view
 from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field as grid_field,
                       wait_cells_ready, wait_ready)
 
@@ -562,8 +563,7 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     expect(run_button(page, "two_heads")).to_be_disabled()
     expect(page.locator("#cell-two-heads-keys")).to_have_text(re.compile("^Run works once Python has started"),
                                                               use_inner_text=True)
-    expect(page.get_by_text("Runs in your browser, in a Python of its own: nothing you type or run leaves your "
-                             "machine.")).to_have_count(page.locator("[data-cell]").count())
+    expect(page.get_by_text(cell_view.RUNS_HERE)).to_have_count(page.locator("[data-cell]").count())
     context = {"include": [[".cell"]]}
     results = Axe().run(page, context=context)
     assert results.violations_count == 0, results.generate_report()
