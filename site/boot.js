@@ -442,7 +442,22 @@ whenNear([...document.querySelectorAll("textarea[data-cell-code]")], () => {
 
 // Predict, then check: a question's answer is not in the page; answers.json (written by build.py from
 // figures/questions.py, numbers by mha) is fetched on the first Check. Works before Python has loaded.
+// Prose or a figure that gives an answer away waits in the section as [data-after=ID] hidden, and
+// [data-before=ID] (a note saying what waits) shows until then. Picking another answer clears the
+// verdict and hides all of it again: each check is of the answer now chosen. Focus stays on Check.
 let answers = null;
+function showAnswer(qid, shown) {
+  for (const element of document.querySelectorAll(`[data-after="${qid}"]`)) element.hidden = !shown;
+  for (const element of document.querySelectorAll(`[data-before="${qid}"]`)) element.hidden = shown;
+}
+document.addEventListener("change", (event) => {
+  const question = event.target instanceof Element && event.target.closest("fieldset[data-question]");
+  if (!question) return;
+  const out = document.getElementById(`q-${question.dataset.question}-answer`);
+  out.replaceChildren();
+  delete out.dataset.verdict;
+  showAnswer(question.dataset.question, false);
+});
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("button[data-check]");
   if (!button) return;
@@ -460,10 +475,11 @@ document.addEventListener("click", async (event) => {
     out.replaceChildren(build(["p", {}, "The answers could not be loaded; reload the page to try again."]));
     return;
   }
+  if (!chosen.checked) return;  // another answer was picked while answers.json loaded: that one is unchecked
   const { answer, verdicts, explanation } = answers[qid];
-  const right = chosen.value === answer;
-  out.dataset.verdict = right ? "right" : "wrong";
+  out.dataset.verdict = chosen.value === answer ? "right" : "wrong";
   out.replaceChildren(build(["p", {}, ["strong", {}, verdicts[chosen.value]]]), build(["p", {}, explanation]));
+  showAnswer(qid, true);
 });
 
 const status = document.getElementById("py-status");
