@@ -3,9 +3,14 @@
 A question is pre-rendered as a fieldset of radio buttons and a Check button;
 its answer and the explanation are NOT in the page: build.py writes answers()
 to answers.json, which boot.js fetches when the reader checks (so the page
-holds no spoiler, and checking works before Python has loaded). Every number
-in an explanation is computed here by mha at build time, for the section's
-default example, which the explanation names.
+holds no spoiler, and checking works before Python has loaded). The right
+answer and every number in an explanation are computed here by mha at build
+time, for the section's default example, which the explanation names.
+
+Prose or a figure that would give an answer away waits in the section's HTML
+with data-after="ID" hidden; boot.js shows it on Check, and hides it again
+(with the verdict) when the reader picks another answer. An element with
+data-before="ID" is shown until then (a note saying what waits).
 """
 
 from typing import Callable, NamedTuple
@@ -13,13 +18,13 @@ from typing import Callable, NamedTuple
 import mha
 from figures import competition
 from figures.registry import Figure
-from page.dom import fixed
+from page.dom import fixed, number_text
 from page.state import MAX_DISTRACTORS
 
 
 class Question(NamedTuple):
-    """prompt; options: (value, label) pairs; answer: the right value; verdicts: value -> why that
-    choice is right or wrong; explanation(): the sentences shown after any check."""
+    """prompt; options: (value, label) pairs; answer: the right value (computed by mha); verdicts: value -> why
+    that choice is right or wrong; explanation(): the sentences shown after any check."""
 
     prompt: str
     options: tuple
@@ -28,42 +33,160 @@ class Question(NamedTuple):
     explanation: Callable
 
 
+def _row(weights):
+    return "[" + ", ".join(fixed(w) for w in weights) + "]"
+
+
+def _vector(xs):
+    return "[" + ", ".join(number_text(x) for x in xs) + "]"
+
+
+def _transpose(rows):
+    return [list(column) for column in zip(*rows)]
+
+
+# --- section 2: two narrow heads or one wide one ---------------------------------------------
+
+def recipe_costs():
+    """(2 heads of width 2, 1 head of width 4) over section 3's tokens: mha.attention_costs of each."""
+    n, d = len(mha.LESSON_TOKENS), len(mha.LESSON_TOKENS[0])
+    return mha.attention_costs(n, d, mha.LESSON_HEADS), mha.attention_costs(n, d, 1)
+
+
+def _recipe_prompt():
+    many, one = recipe_costs()
+    return (f"Cut width {many.width} into {many.heads} heads of width {many.head_width}, or keep 1 head of width "
+            f"{one.width}. Which layer costs more?")
+
+
+def _recipe_answer():
+    many, one = recipe_costs()
+    if (many.parameters, many.multiply_adds) == (one.parameters, one.multiply_adds):
+        return "same"
+    return "many" if many.multiply_adds > one.multiply_adds else "one"
+
+
+def _recipe():
+    many, one = recipe_costs()
+    return (f"Over section 3's starting {many.tokens} tokens both layers hold {many.parameters} parameters "
+            f"(W_Q, W_K, W_V and W_O, {many.width} \u00d7 {many.width} each) and do {many.multiply_adds} "
+            f"multiply-adds. A narrow head's dot products run over {many.head_width} numbers instead of "
+            f"{many.width}, so {many.heads} of them add up to the wide head's work. Only the softmax grows: "
+            f"{many.weights} weights against {one.weights}, one {many.tokens} \u00d7 {many.tokens} table per head.")
+
+
+# --- section 3: a dot product is not a similarity --------------------------------------------
+
+def worked_head_0():
+    """(raw dot products, softmax weights) of token 1's query in head 0 of the worked example."""
+    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
+    scores = mha.matmul(result.query_heads[0], _transpose(result.key_heads[0]))
+    return scores[1], result.weights[0][1]
+
+
+def _worked_slots():
+    """Token 1's and token 0's slots in head 0 of the worked example, as the page prints them."""
+    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
+    return _vector(result.query_heads[0][1]), _vector(result.key_heads[0][0])
+
+
+def _worked_prompt():
+    token_1, token_0 = _worked_slots()
+    return (f"In head 0, token 1's query {token_1} meets its own key {token_1} and token 0's key {token_0}. "
+            "Which gets more of token 1's weight?")
+
+
+def _worked_answer():
+    _, weights = worked_head_0()
+    return "even" if weights[0] == weights[1] else "token-0" if weights[0] > weights[1] else "self"
+
+
 def _worked():
-    head_1 = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS).weights[1][0]
-    return (f"In the worked example, token 0's query in head 1 is [0, 1]. It scores 1 against its own key and "
-            f"0 against token 1's key [1, 0]; divided by \u221a2 the gap is 0.7071, and the softmax turns it into "
-            f"{fixed(head_1[0])} on itself and {fixed(head_1[1])} on token 1. Compare head 1's first row below.")
+    (on_0, on_self), weights = worked_head_0()
+    query, key_0 = _worked_slots()
+    return (f"In the starting example, token 1's query in head 0 is {query} and scores {on_0:g} against token 0's "
+            f"key {key_0}, but only {on_self:g} against its own key. A dot product grows with how far a key "
+            f"reaches along the query, not with how alike the two are. Divided by \u221a2, that gives token 1's "
+            f"row {_row(weights)}: {fixed(weights[0])} on token 0.")
+
+
+# --- section 4: who notices a changed time stamp ---------------------------------------------
+
+def exercise_moved():
+    """Which of head 0, head 1 and the one wide head change when the exercise's edit is made."""
+    before = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
+    after = mha.multi_head_attention(mha.EXERCISE_TOKENS, mha.LESSON_HEADS)
+    wide = mha.single_head_attention(mha.LESSON_TOKENS)[1] != mha.single_head_attention(mha.EXERCISE_TOKENS)[1]
+    return before.weights[0] != after.weights[0], before.weights[1] != after.weights[1], wide
+
+
+def _exercise_answer():
+    return {(True, True, True): "all", (False, True, True): "head-1-wide", (False, True, False): "head-1",
+            (True, False, False): "head-0"}[exercise_moved()]
 
 
 def _exercise():
-    before = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
     after = mha.multi_head_attention(mha.EXERCISE_TOKENS, mha.LESSON_HEADS)
-    wide_before = mha.single_head_attention(mha.LESSON_TOKENS)[1][0][0]
-    wide_after = mha.single_head_attention(mha.EXERCISE_TOKENS)[1][0][0]
-    assert before.weights[0] == after.weights[0]  # the explanation's first claim, checked where it is made
-    return (f"Head 0 reads slots 0\u20131, which the edit leaves alone, so its scores and weights stay exactly as "
-            f"they were. Head 1 reads the edited slots: both tokens now carry [0, 1], the scores tie, and every row "
-            f"becomes {fixed(after.weights[1][0][0])} / {fixed(after.weights[1][0][1])}. The one wide head reads all "
-            f"four slots, so it moves too (token 0's weight on itself goes from {fixed(wide_before)} to "
-            f"{fixed(wide_after)}), but nothing in its numbers says which slots changed.")
+    wide_before = mha.single_head_attention(mha.LESSON_TOKENS)[1]
+    wide_after = mha.single_head_attention(mha.EXERCISE_TOKENS)[1]
+    return (f"Head 0 reads slots 0\u20131, which the edit leaves alone, so not one of its weights moves. Head 1 "
+            f"reads the edited slots: both tokens now carry [0, 1], the scores tie, and both rows become "
+            f"{_row(after.weights[1][0])}. The one wide head reads all four slots, so it moves too, from "
+            f"{_row(wide_before[0])} and {_row(wide_before[1])} to {_row(wide_after[0])} and {_row(wide_after[1])}; "
+            f"but it is one distribution, and nothing in it says which slots changed.")
+
+
+# --- section 6: cross-attention's shape, at any token count ----------------------------------
+
+def cross_shape():
+    """(rows, columns) of head 0's cross-attention table at the start, and (asking tokens, context tokens)."""
+    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS, context=mha.LESSON_CONTEXT)
+    return (len(result.weights[0]), len(result.weights[0][0])), (len(mha.LESSON_TOKENS), len(mha.LESSON_CONTEXT))
+
+
+def _cross_answer():
+    (rows, cols), (n, m) = cross_shape()
+    assert n != m  # else the starting example could not tell n x m from m x n
+    return f"{'n' if rows == n else 'm'}x{'m' if cols == m else 'n'}"
 
 
 def _cross():
-    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS, context=mha.LESSON_CONTEXT)
-    rows, cols = len(result.weights[0]), len(result.weights[0][0])
-    return (f"One row per token that asks (the {rows} query tokens from section 3) and one column per token that "
-            f"answers (the {cols} context tokens): {rows} \u00d7 {cols}. Each row is still one softmax, so it sums "
-            f"to 1 across the context tokens.")
+    (rows, cols), _ = cross_shape()
+    return (f"A row per token that asks and a column per token that answers: n \u00d7 m at any count, "
+            f"{rows} \u00d7 {cols} at the start. Each row is still one softmax over the context tokens, so every "
+            f"context token you add gives each table one more column.")
+
+
+# --- section 8: whose cache costs more per token ---------------------------------------------
+
+def sharing_models():
+    """Llama-2-7B's and Llama-3-70B's shapes (mha.MODEL_SHAPES) and their bills for one kept token."""
+    shapes = [next(s for s in mha.MODEL_SHAPES if s.name == name) for name in ("Llama-2-7B", "Llama-3-70B")]
+    return [(shape, mha.model_bill(shape, 1)) for shape in shapes]
+
+
+def _sharing_answer():
+    (_, small), (_, big) = sharing_models()
+    return "same" if small.per_token == big.per_token else "small" if small.per_token > big.per_token else "big"
+
+
+def _sharing_prompt():
+    (small, _), (big, _) = sharing_models()
+    return (f"{big.name} has about {round(big.params / small.params)} times the parameters of {small.name}. "
+            "Whose KV cache costs more per token it keeps?")
 
 
 def _sharing():
-    shape = next(s for s in mha.MODEL_SHAPES if s.name == "Llama-3-8B")
-    bill = mha.kv_cache_bill(shape.layers, shape.heads, shape.kv_heads, 8192, shape.head_width)
-    return (f"The cache stores keys and values per key/value head, not per query head: {shape.kv_heads} instead of "
-            f"{shape.heads}, so it is {shape.kv_heads}/{shape.heads} of the unshared size: "
-            f"{mha.format_bytes(bill.bytes)} instead of {mha.format_bytes(bill.full_bytes)} for one "
-            f"8192-token conversation, {bill.saving:.0%} saved. The query heads still differ; only their keys "
-            f"and values are shared.")
+    (small, small_bill), (big, big_bill) = sharing_models()
+
+    def bill(shape, per_token):
+        return (f"{shape.name}, 2 \u00d7 {shape.layers} layers \u00d7 {shape.kv_heads} key/value heads \u00d7 "
+                f"width {shape.head_width} \u00d7 2 bytes = {mha.format_bytes(per_token)}")
+
+    return (f"A token costs a key and a value per layer and per key/value head, 2 bytes a number: "
+            f"{bill(small, small_bill.per_token)}; {bill(big, big_bill.per_token)}. The big model has more "
+            f"layers, but its {big.heads} query heads share {big.kv_heads} key/value heads, while each of "
+            f"{small.name}'s {small.heads} keeps its own.")
 
 
 def _prompts():
@@ -78,44 +201,49 @@ def _prompts():
 
 
 QUESTIONS = {
+    "recipe": Question(
+        _recipe_prompt(),
+        (("many", "the 2 heads"), ("one", "the 1 wide head"), ("same", "neither: they cost the same")),
+        _recipe_answer(),
+        {"many": "Not quite: each head works on half the numbers, so two of them do one wide head's work.",
+         "one": "Not quite: its longer dot products are exactly the two narrow heads' work added up.",
+         "same": "Right: the same parameters and the same multiply-adds."},
+        _recipe),
     "worked": Question(
-        "Head 1 reads only the time slots (2\u20133): token 0 carries [0, 1] there and token 1 carries [1, 0]. "
-        "Where will token 0's attention go in head 1?",
-        (("self", "mostly to itself"), ("other", "mostly to token 1"), ("even", "half and half")),
-        "self",
-        {"self": "Right: its own key matches its query best.",
-         "other": "Not quite: token 1's time slots point the other way, so their dot product is the lowest.",
-         "even": "Not quite: an even split needs equal scores, and these two scores differ."},
+        _worked_prompt(),
+        (("self", "its own key"), ("token-0", "token 0's key"), ("even", "exactly half each")),
+        _worked_answer(),
+        {"self": "Not quite: a key scores its dot product with the query, not its likeness to it.",
+         "token-0": "Right: a dot product is not a similarity.",
+         "even": "Not quite: the two dot products differ, so the weights do too."},
         _worked),
     "exercise": Question(
         "Give token 1 the time stamp of token 0, so its slots 2\u20133 become [0, 1]. Which tables will move?",
         (("head-0", "head 0 only"), ("head-1", "head 1 only"), ("head-1-wide", "head 1 and the one wide head"),
          ("all", "all three")),
-        "head-1-wide",
+        _exercise_answer(),
         {"head-0": "Not quite: head 0 never reads slots 2\u20133.",
          "head-1": "Close: head 1 moves, but so does the one head that reads every slot.",
          "head-1-wide": "Right: only the tables that read the edited slots change.",
          "all": "Not quite: head 0's slice of both tokens is untouched by the edit."},
         _exercise),
     "cross": Question(
-        "Switch on cross-attention: section 3's 2 tokens ask, and the 3 context tokens supply keys and values. "
-        "What shape will each head's weight table have (rows \u00d7 columns)?",
-        (("2x2", "2 \u00d7 2"), ("2x3", "2 \u00d7 3"), ("3x2", "3 \u00d7 2"), ("3x3", "3 \u00d7 3")),
-        "2x3",
-        {"2x2": "Not quite: the columns now come from the context, not from the tokens that ask.",
-         "2x3": "Right: a row per asking token, a column per answering token.",
-         "3x2": "Not quite: rows belong to the tokens that ask, and there are 2 of them.",
-         "3x3": "Not quite: the 2 asking tokens give the rows."},
+        "Switch on cross-attention: n tokens of section 3 ask, and m context tokens supply keys and values. "
+        "What shape has each head's weight table (rows \u00d7 columns)?",
+        (("nxn", "n \u00d7 n"), ("nxm", "n \u00d7 m"), ("mxn", "m \u00d7 n"), ("mxm", "m \u00d7 m")),
+        _cross_answer(),
+        {"nxn": "Not quite: the columns now come from the context, not from the tokens that ask.",
+         "nxm": "Right: a row per asking token, a column per answering token.",
+         "mxn": "Not quite: rows belong to the tokens that ask.",
+         "mxm": "Not quite: the asking tokens give the rows."},
         _cross),
     "sharing": Question(
-        "Llama-3-8B gives its 32 query heads 8 key/value heads. Next to a model with one key/value head per "
-        "query head, how big is its KV cache?",
-        (("same", "the same size"), ("half", "half"), ("quarter", "a quarter"), ("eighth", "an eighth")),
-        "quarter",
-        {"same": "Not quite: sharing is exactly what makes it smaller.",
-         "half": "Not quite: the ratio is 8 key/value heads to 32 query heads.",
-         "quarter": "Right: 8 of 32.",
-         "eighth": "Not quite: count the key/value heads, not the query heads per group."},
+        _sharing_prompt(),
+        (("big", "Llama-3-70B's"), ("same", "about the same"), ("small", "Llama-2-7B's")),
+        _sharing_answer(),
+        {"big": "Not quite: the cache grows with layers and key/value heads, not with the parameter count.",
+         "same": "Not quite: multiply layers by key/value heads for each.",
+         "small": "Right: it keeps a key/value head for every query head."},
         _sharing),
     "prompts": Question(
         "Head 0 reads only slots 0\u20131, where token 0 is the query's best match and no distractor matches "

@@ -27,8 +27,17 @@ def shapes(page):
     return page.locator("#fig-recipe-flow .flow-shape")
 
 
+def show_counts(page):
+    """The counts wait for section 2's question (figures/questions.py): answer it, as a reader would."""
+    question = page.locator('fieldset[data-question="recipe"]')
+    question.get_by_label("neither: they cost the same").check()
+    question.get_by_role("button", name="Check my answer").click()
+    expect(page.locator("#q-recipe-answer")).to_have_attribute("data-verdict", "right")
+
+
 def expect_counts(page, tokens, width, heads, kv_heads=None):
     """The cost table's first column shows mha.attention_costs for these sizes, in data-value and text."""
+    show_counts(page)
     costs = mha.attention_costs(tokens, width, heads, kv_heads)
     table = page.get_by_role("table", name="attention costs", exact=True)
     for name, value in [("tokens n", tokens), ("width d", width), ("query heads h", heads), ("W_K", costs.w_k),

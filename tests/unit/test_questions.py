@@ -1,30 +1,60 @@
-"""Predict, then check (figures/questions.py): well-formed questions, no spoiler in the page, explanations
-whose numbers are the hand-worked ones.
+"""Predict, then check (figures/questions.py): well-formed questions, no spoiler in the page, answers and
+explanations that are the hand-worked ones, and nothing right under a question that gives it away.
 
 Worked by hand (the worked example and exercise are derived in tests/conftest.py):
-- head 1, token 0: scores 1 (itself) and 0 (token 1), gap 1/sqrt(2) = 0.7071 -> 0.6698 / 0.3302;
-- exercise: head 1 ties at 0.5000 / 0.5000; the wide head's row 0 moves from 0.6341 to 0.5125;
-- cross-attention: 2 asking tokens x 3 context tokens;
-- Llama-3-8B: 8 of 32 key/value heads -> 1.00 GiB instead of 4.00 GiB at 8192 tokens, 75% saved;
+- section 2, at width 4 over 2 tokens: W_Q, W_K, W_V, W_O are 4 x 4 = 16 each, 64 in all, for any head
+  count. Multiply-adds: projections 3 x 2 x 4 x 4 = 96, output 2 x 4 x 4 = 32, and scores and weighted
+  sums heads x n x n x head width = 2 x 2 x 2 x 2 = 1 x 2 x 2 x 4 = 16 each: 160 both ways. The softmax
+  weights do differ: heads x n x n = 8 against 4. So the answer is "the same".
+- section 3, head 0, token 1's query [0.9, 0.1]: 0.9 x 1 + 0.1 x 0 = 0.9 against token 0's key [1, 0],
+  0.9 x 0.9 + 0.1 x 0.1 = 0.82 against its own. Gap 0.08 / sqrt(2) = 0.0566, s(0.0566) = 0.5141 on
+  token 0: the answer is token 0.
+- section 4: head 1 ties at 0.5000 / 0.5000; the wide head's rows move from [0.6341, 0.3659] and
+  [0.3870, 0.6130] to [0.5125, 0.4875] and [0.5100, 0.4900]; head 0 does not move.
+- cross-attention: 2 asking tokens x 3 context tokens, so rows are n and columns m.
+- section 8, per token, 2 bytes a number, keys and values: Llama-2-7B 2 x 32 layers x 32 kv heads x
+  128 x 2 = 524,288 B = 512 KiB; Llama-3-70B 2 x 80 x 8 x 128 x 2 = 327,680 B = 320 KiB: the 7B's is bigger.
 - section 9 at 1,000 distractors, head 0: a distractor scores 0, so in units of its weight (e^0 = 1) token 0
   weighs e^(8/sqrt2) = 286.2 and the query itself e^(4/sqrt2) = 16.9; token 0 keeps
   286.25 / (286.25 + 16.92 + 1000) = 0.2197 (tests/unit/test_competition.py works out all three heads).
 """
+
+import math
+import re
+from html.parser import HTMLParser
 
 import pytest
 
 from figures import questions
 from page import dom
 
+# --- test data ---------------------------------------------------------------
+
+ANSWERS = {"recipe": "same", "worked": "token-0", "exercise": "head-1-wide", "cross": "nxm", "sharing": "small",
+           "prompts": "fifth"}
 EXPECTED = {
-    "worked": ["0.6698 on itself", "0.3302 on token 1"],
-    "exercise": ["0.5000 / 0.5000", "from 0.6341 to 0.5125"],
-    "cross": ["2 \u00d7 3"],
-    "sharing": ["1.00 GiB instead of 4.00 GiB", "75% saved"],
+    "recipe": ["64 parameters", "160 multiply-adds", "8 weights against 4"],
+    "worked": ["scores 0.9 against token 0's key [1, 0]", "only 0.82 against its own", "[0.5141, 0.4859]"],
+    "exercise": ["[0.5000, 0.5000]", "to [0.5125, 0.4875] and [0.5100, 0.4900]"],
+    "cross": ["n \u00d7 m at any count", "2 \u00d7 3 at the start"],
+    "sharing": ["2 \u00d7 32 layers \u00d7 32 key/value heads \u00d7 width 128 \u00d7 2 bytes = 512.0 KiB",
+                "2 \u00d7 80 layers \u00d7 8 key/value heads \u00d7 width 128 \u00d7 2 bytes = 320.0 KiB"],
     "prompts": ["token 0 then weighs 286.2 and the query itself 16.9", "286.2 + 16.9 + 1,000 units",
                 "token 0 keeps 0.2197", "the wide head keeps 0.0073 and head 1 0.0001"],
 }
+# What would give each answer away, as the prose or a figure's caption would print it. None of it may be
+# visible between the question and the next heading before Check (the tables of a figure print their
+# numbers one per cell, so a bracketed row or a sentence is what a giveaway looks like).
+GIVEAWAYS = {
+    "recipe": ["the same cost as one head", "add up to exactly the wide head's work"],
+    "worked": ["[0.5141, 0.4859]", "0.5141 on"],
+    "exercise": ["[0.5, 0.5]", "[0.5125, 0.4875]", "not one of its weights"],
+    "cross": ["one more column"],
+    "sharing": ["512.0 KiB", "320.0 KiB"],
+}
 
+
+# --- tests -------------------------------------------------------------------
 
 @pytest.mark.parametrize("qid", questions.QUESTIONS)
 def test_every_question_has_its_answer_among_its_options_and_a_verdict_for_each(qid):
@@ -33,6 +63,46 @@ def test_every_question_has_its_answer_among_its_options_and_a_verdict_for_each(
     assert q.answer in values and sorted(q.verdicts) == sorted(values) and len(set(values)) == len(values)
     assert q.verdicts[q.answer].startswith("Right")
     assert all(not q.verdicts[v].startswith("Right") for v in values if v != q.answer)
+
+
+@pytest.mark.parametrize("qid, answer", ANSWERS.items())
+def test_the_answer_mha_computes_is_the_hand_worked_one(qid, answer):
+    assert questions.QUESTIONS[qid].answer == answer
+
+
+def test_two_narrow_heads_cost_what_one_wide_head_costs_but_keep_twice_the_weights():
+    many, one = questions.recipe_costs()
+    assert (many.heads, many.head_width, one.heads, one.head_width) == (2, 2, 1, 4)
+    for costs in (many, one):
+        assert costs.parameters == 4 * 4 * 4 == 64
+        assert costs.multiply_adds == 3 * 2 * 4 * 4 + 16 + 16 + 2 * 4 * 4 == 160
+    assert many.scores == 2 * 2 * 2 * 2 == one.scores == 1 * 2 * 2 * 4
+    assert (many.weights, one.weights) == (8, 4)
+
+
+def test_token_1_weighs_token_0_above_itself_in_head_0_because_its_dot_product_is_larger():
+    (on_0, on_self), weights = questions.worked_head_0()
+    assert on_0 == pytest.approx(0.9) and on_self == pytest.approx(0.82)
+    on_token_0 = 1 / (1 + math.exp(-(0.9 - 0.82) / math.sqrt(2)))  # a two-key softmax is a logistic of the gap
+    assert weights == pytest.approx([on_token_0, 1 - on_token_0], abs=1e-12)
+    assert f"{on_token_0:.4f}" == "0.5141"
+
+
+def test_the_exercise_moves_head_1_and_the_wide_head_only():
+    assert questions.exercise_moved() == (False, True, True)
+
+
+def test_cross_attention_has_a_row_per_asking_token_and_a_column_per_context_token():
+    assert questions.cross_shape() == ((2, 3), (2, 3))
+
+
+def test_llama_2_7b_keeps_more_cache_per_token_than_llama_3_70b():
+    (small, small_bill), (big, big_bill) = questions.sharing_models()
+    assert (small.name, small.layers, small.kv_heads, small.head_width) == ("Llama-2-7B", 32, 32, 128)
+    assert (big.name, big.layers, big.kv_heads, big.head_width) == ("Llama-3-70B", 80, 8, 128)
+    assert small_bill.per_token == 2 * 32 * 32 * 128 * 2 == 512 * 1024
+    assert big_bill.per_token == 2 * 80 * 8 * 128 * 2 == 320 * 1024
+    assert questions.QUESTIONS["sharing"].prompt.startswith("Llama-3-70B has about 10 times the parameters")
 
 
 @pytest.mark.parametrize("qid", questions.QUESTIONS)
@@ -49,3 +119,67 @@ def test_explanations_print_the_hand_worked_numbers(qid, words):
     explanation = questions.answers()[qid]["explanation"]
     for word in words:
         assert word in explanation, (qid, word, explanation)
+
+
+class ShownText(HTMLParser):
+    """The text of a page, less what sits inside an element with the hidden attribute."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self, text):
+        super().__init__()
+        self.stack, self.parts = [], []  # stack: one bool per open element, True if it is hidden
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append("hidden" in dict(attrs))
+
+    def handle_endtag(self, tag):
+        if tag not in self.VOID and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if not any(self.stack):
+            self.parts.append(data)
+
+    def text(self):
+        return re.sub(r"\s+", " ", " ".join(self.parts)).strip()
+
+
+def under(page, qid):
+    """The built page from question qid to the next heading (or the section's end)."""
+    start = page.index(f'id="q-{qid}"')
+    rest = page[start:]
+    return rest[:re.search(r"<h[23][ >]|</section>", rest).start()]
+
+
+def test_shown_text_leaves_out_what_is_hidden():
+    text = ShownText('<p>a <input type="radio"> b</p><div data-after="q" hidden><p>c <br> d</p></div><p>e</p>').text()
+    assert text == "a b e"
+
+
+@pytest.mark.parametrize("qid, giveaways", GIVEAWAYS.items())
+def test_nothing_shown_under_a_question_gives_its_answer_away_until_check(built_site, qid, giveaways):
+    region = under((built_site / "index.html").read_text(), qid)
+    shown = ShownText(region).text()
+    for giveaway in giveaways:
+        assert giveaway not in shown, (qid, giveaway)
+
+
+def test_section_2s_counts_are_under_its_question_and_wait_for_check(built_site):
+    """The one case where the answer stays on the page, hidden: the cost figure and its prose."""
+    region = under((built_site / "index.html").read_text(), "recipe")
+    everything = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", region))
+    assert all(giveaway in everything for giveaway in GIVEAWAYS["recipe"])
+
+
+def test_what_waits_for_a_check_names_a_question_and_is_hidden_until_then(built_site):
+    page = (built_site / "index.html").read_text()
+    marks = re.findall(r'<[a-z]+ [^>]*data-(after|before)="([a-z0-9-]+)"[^>]*>', page)
+    assert {qid for _, qid in marks} == {"recipe"}  # section 2's counts and its "why splitting is free"
+    for tag in re.findall(r'<[a-z]+ [^>]*data-(?:after|before)="[a-z0-9-]+"[^>]*>', page):
+        hidden = re.search(r"\shidden(\s|>|=)", tag) is not None
+        assert hidden == ("data-after" in tag), tag
+    for qid in {qid for _, qid in marks}:
+        assert f'data-question="{qid}"' in page
