@@ -4,8 +4,9 @@ Vocabulary, used the same way in every module:
 
 - tokens: n vectors of width d (lists of floats); a matrix is a list of rows.
 - queries, keys, values: the tokens after the projections w_q, w_k, w_v
-  (d rows of d_out numbers, applied as ``x @ W``). A projection left as None
-  is the identity: the "simple split" in which head i reads slots
+  (d rows of d_out numbers, applied as ``x @ W``). A ``Projection`` is such a
+  matrix checked once when made, then frozen. A projection left as None is the
+  identity: the "simple split" in which head i reads slots
   [i * head_width, (i + 1) * head_width).
 - heads: how many query heads; head_width = d / heads.
 - kv_heads: how many key/value heads the query heads share (grouped-query);
@@ -30,7 +31,7 @@ from .heads import (
     single_head_attention,
     split_heads,
 )
-from .projections import matmul, project, random_projections
+from .projections import Projection, matmul, project, random_projections
 from .kv_cache import (MODEL_SHAPES, KVCacheBill, ModelShape, beyond_context, format_bytes, kv_cache_bill,
                        kv_cache_bytes, model_bill, weights_bytes)
 from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_tokens
@@ -38,15 +39,15 @@ from .costs import AttentionCosts, attention_costs, model_costs
 from .lesson import (BLEND_HEADS, BLEND_TOKENS, COST_MODEL, EXERCISE_TOKENS, LESSON_CONTEXT, LESSON_HEADS,
                      LESSON_TOKENS)
 
-__all__ = [
+__all__ = (
     "softmax", "entropy", "weight_changes", "largest_change",
     "attention", "attention_weights", "weighted_sum", "causal_mask",
     "MultiHeadResult", "fit_heads", "head_choices", "head_slots", "kv_head_choices", "merge_heads",
     "multi_head_attention", "single_head_attention", "split_heads",
-    "matmul", "project", "random_projections",
+    "Projection", "matmul", "project", "random_projections",
     "MODEL_SHAPES", "KVCacheBill", "ModelShape", "beyond_context", "format_bytes", "kv_cache_bill",
     "kv_cache_bytes", "model_bill", "weights_bytes",
     "MAX_TOKENS", "MAX_WIDTH", "parse_count", "parse_number", "parse_tokens",
     "AttentionCosts", "attention_costs", "model_costs",
     "BLEND_HEADS", "BLEND_TOKENS", "COST_MODEL", "EXERCISE_TOKENS", "LESSON_CONTEXT", "LESSON_HEADS", "LESSON_TOKENS",
-]
+)

@@ -29,36 +29,52 @@ def matmul(vectors, w):
     return out
 
 
-_CHECKED = {}  # id(w) -> (w, rows, cols) for tuple-of-tuples weights that passed check_weight
+class Projection(tuple):
+    """A weight matrix checked once, when it is made, and frozen: d rows of d_out finite numbers.
+
+    Projection(rows) copies each row into a tuple and raises ValueError naming the first bad
+    row, as check_weight would; shape is (d, d_out). A tuple of tuples cannot change and
+    __slots__ = () leaves no attribute to set, so what was checked is what gets used.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, rows):
+        if not isinstance(rows, (list, tuple)):
+            raise ValueError(f"a projection must be a non-empty list of rows, got {type(rows).__name__}")
+        w = super().__new__(cls, (tuple(row) if isinstance(row, (list, tuple)) else row for row in rows))
+        check_matrix("projection row", w)
+        return w
+
+    @property
+    def shape(self):
+        """(rows, columns)."""
+        return len(self), len(self[0])
+
+    def __repr__(self):
+        return f"Projection({tuple.__repr__(self)})"
 
 
 def check_weight(name, w, rows, cols=None):
     """w must be `rows` lists of `cols` finite floats (cols: any, if None).
 
-    A tuple of tuples (random_projections' weights) cannot change once made, so it is
-    checked once per shape and then recognised: the page passes the same four matrices
-    on every keystroke, and checking 4 x 64 x 64 numbers again cost ~1.5 ms in Pyodide.
-    Lists are checked every time (their numbers can change between calls).
+    A Projection was checked when it was made and cannot change, so only its shape is
+    compared: the page passes the same four 64 x 64 matrices on every keystroke, and
+    checking their 4 x 64 x 64 numbers again cost ~1.5 ms in Pyodide. Anything else
+    (lists, plain tuples) is checked on every call: its numbers may have changed.
     """
-    kept = _CHECKED.get(id(w))
-    if kept is not None and kept[0] is w and kept[1:] == (rows, cols):
-        return
     if not isinstance(w, (list, tuple)) or len(w) != rows:
         got = len(w) if isinstance(w, (list, tuple)) else type(w).__name__
         raise ValueError(f"{name} must have {rows} rows (one per input slot), got {got}")
-    width = check_matrix(f"{name} row", w)
+    width = len(w[0]) if type(w) is Projection else check_matrix(f"{name} row", w)
     if cols is not None and width != cols:
         raise ValueError(f"{name} must have {cols} columns, got {width}")
-    if type(w) is tuple and all(type(row) is tuple for row in w):
-        if len(_CHECKED) >= 16:
-            _CHECKED.clear()
-        _CHECKED[id(w)] = (w, rows, cols)  # holding w keeps its id from being reused
 
 
 def random_projections(width, heads, *, kv_heads=None, seed=0):
-    """Seeded random weights: w_q, w_k, w_v, w_o as a dict for multi_head_attention(**...).
+    """Seeded random weights: w_q, w_k, w_v, w_o as a dict of Projections for multi_head_attention(**...).
 
-    Each matrix is a tuple of row tuples, so nobody can change it after it was checked.
+    Each is checked as it is made and cannot change after, so check_weight compares only its shape.
     (Training would move these numbers; here they stay where the seed put them.)
 
     w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width). Entries are uniform
@@ -78,7 +94,7 @@ def random_projections(width, heads, *, kv_heads=None, seed=0):
     a = math.sqrt(3.0 / width)
 
     def draw(cols):
-        return tuple(tuple(rng.uniform(-a, a) for _ in range(cols)) for _ in range(width))
+        return Projection([[rng.uniform(-a, a) for _ in range(cols)] for _ in range(width)])
 
     return {"w_q": draw(width), "w_k": draw(kv_width), "w_v": draw(kv_width), "w_o": draw(width)}
 

@@ -143,7 +143,7 @@ def test_width_and_heads_pickers_offer_divisors_and_redraw_every_head(reader):
     expect(reader.locator("#heads")).to_be_focused()
     expect(reader.locator("#fig-slot-legend")).to_have_text(
         "head 0: slots 0-1; head 1: slots 2-3; head 2: slots 4-5; head 3: slots 6-7")
-    tokens = [row + [0.0] * 4 for row in mha.LESSON_TOKENS]
+    tokens = [list(row) + [0.0] * 4 for row in mha.LESSON_TOKENS]
     result, wide = lesson_weights(tokens, 4)
     for h in range(4):
         expect_weights(reader, f"head {h} weights", result.weights[h])
@@ -240,7 +240,7 @@ def test_key_value_heads_show_who_shares(reader):
                                                       "key/value head 1: query head 2, query head 3"])
     expect(reader.locator(".kv-sharing figcaption")).to_contain_text("grouped-query")
     expect(reader.locator("#projections")).to_have_value("random")  # sharing needs projections (section 8)
-    tokens = [row + [0.0] * 4 for row in mha.LESSON_TOKENS]
+    tokens = [list(row) + [0.0] * 4 for row in mha.LESSON_TOKENS]
     result, _ = lesson_weights(tokens, 4, kv_heads=2, **mha.random_projections(8, 4, kv_heads=2, seed=0))
     for h in range(4):
         expect_weights(reader, f"head {h} weights", result.weights[h])

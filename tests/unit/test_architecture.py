@@ -4,13 +4,18 @@
   the glue modules receive what they need from it.
 - py/mha imports nothing beyond the standard library (and itself): it runs unchanged in CPython
   and in Pyodide, and never touches the page.
+- py/mha holds no module-level state: every name a module of it binds is a module, a function,
+  a class, or a value that cannot change (what a call computes depends only on its arguments).
 - The workers' modules (run inside worker.mjs, not on the page) may import pyodide_js, Pyodide's
   own API, and nothing of the page's browser.
 """
 
 import ast
+import dataclasses
+import importlib
 import re
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -68,3 +73,66 @@ def test_every_worker_is_started_by_boot_js_under_the_pages_policy():
     assert starters == ["boot.js"], starters
     boot = (SITE / "boot.js").read_text()
     assert len(WORKER_STARTS.findall(boot)) == 1 and "new Worker(workerBlobs.get(module)" in boot
+
+
+# --- py/mha holds no module-level state -------------------------------------------------
+
+MHA_MODULES = sorted(".".join(p.relative_to(PY.parent).with_suffix("").parts).removesuffix(".__init__")
+                     for p in PY.rglob("*.py"))
+IMPORT_SYSTEM = {"__builtins__", "__loader__", "__spec__", "__path__"}  # set by Python, not by mha
+ATOMS = {int, float, complex, bool, str, bytes, type(None), range}
+
+
+def frozen(value):
+    """True if value cannot change: an atom, or a tuple, frozenset, read-only mapping or frozen
+    dataclass of frozen values (NamedTuples and mha.Projection are tuples without a __dict__)."""
+    if type(value) in ATOMS:
+        return True
+    if isinstance(value, tuple) and not hasattr(value, "__dict__"):
+        return all(map(frozen, value))
+    if type(value) is frozenset:
+        return all(map(frozen, value))
+    if type(value) is types.MappingProxyType:
+        return all(frozen(k) and frozen(v) for k, v in value.items())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__dataclass_params__.frozen
+                and all(frozen(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    return False
+
+
+def definition(value):
+    """A module, a class, or a function: code, not state. A built-in method bound to an object
+    (random.random is Random().random) carries that object's state, so it does not count."""
+    if isinstance(value, (types.ModuleType, type, types.FunctionType)):
+        return True
+    return isinstance(value, types.BuiltinFunctionType) and isinstance(value.__self__, (types.ModuleType, type(None)))
+
+
+@pytest.mark.parametrize("name", MHA_MODULES)
+def test_mha_modules_hold_no_state(name):
+    module = importlib.import_module(name)
+    state = {key: type(value).__name__ for key, value in vars(module).items()
+             if key not in IMPORT_SYSTEM and not definition(value) and not frozen(value)}
+    assert not state, f"{name} keeps changeable values at module level: {state}"
+
+
+@dataclasses.dataclass
+class _Open:
+    x: int = 0
+
+
+CHANGEABLE = {"dict": {}, "list": [], "set": set(), "bytearray": bytearray(), "tuple of a list": ([],),
+              "namespace": types.SimpleNamespace(), "proxy of a list": types.MappingProxyType({"a": []}),
+              "dataclass": _Open(), "bound random.random": __import__("random").random,
+              "lru_cache": __import__("functools").lru_cache(lambda: 0)}
+
+
+@pytest.mark.parametrize("value", CHANGEABLE.values(), ids=CHANGEABLE)
+def test_the_state_rule_refuses_what_can_change(value):
+    assert not (definition(value) or frozen(value))
+
+
+def test_the_state_rule_accepts_constants_and_frozen_weights():
+    import mha
+    assert all(map(frozen, [(1, "a", None, 2.5, range(3)), frozenset({1}), types.MappingProxyType({"a": (1,)}),
+                            mha.MODEL_SHAPES, mha.random_projections(4, 2)["w_q"], mha.LESSON_TOKENS]))

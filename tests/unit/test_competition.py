@@ -75,12 +75,12 @@ def numpy_last_row(tokens, start, stop):
 
 def test_the_query_is_the_last_token_and_the_relevant_one_comes_first():
     tokens = competition.competition_tokens(3)
-    assert tokens[0] == COMPETITION_RELEVANT and tokens[-1] == COMPETITION_QUERY
-    assert tokens[1:-1] == [*COMPETITION_DISTRACTORS, COMPETITION_DISTRACTORS[0]]
+    assert tokens[0] == list(COMPETITION_RELEVANT) and tokens[-1] == list(COMPETITION_QUERY)
+    assert tokens[1:-1] == [list(row) for row in (*COMPETITION_DISTRACTORS, COMPETITION_DISTRACTORS[0])]
 
 
 def test_the_lesson_tokens_are_the_ones_worked_by_hand():
-    assert COMPETITION_QUERY == [2, 0, 2, 0] and COMPETITION_RELEVANT == [4, 0, 1, 0]
+    assert COMPETITION_QUERY == (2, 0, 2, 0) and COMPETITION_RELEVANT == (4, 0, 1, 0)
     assert [list(d) for d in COMPETITION_DISTRACTORS] == [[0, 2, 3, 0], [0, -2, 3, 0]]
 
 

@@ -144,7 +144,7 @@ def test_the_exercise_moves_head_1_and_the_one_head_only():
 
 def test_no_markers_without_previous_or_when_the_shape_changed():
     result, wide = compute(mha.LESSON_TOKENS)
-    three = lf.weights_snapshot(*compute(mha.LESSON_TOKENS + [[0.0, 0.0, 0.0, 0.0]]))
+    three = lf.weights_snapshot(*compute([*mha.LESSON_TOKENS, [0.0, 0.0, 0.0, 0.0]]))
     for previous in (None, three):
         tree = lf.head_tables(result, wide, previous)
         assert not [td for td in find(tree, "td") if "data-delta" in td[1]]

@@ -5,6 +5,7 @@ import math
 import pytest
 
 import mha
+from mha.projections import check_weight
 
 GOOD = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
 
@@ -22,6 +23,10 @@ GOOD = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
     (lambda: mha.multi_head_attention(GOOD, 2, w_q=[[1.0] * 4] * 3), "w_q must have 4 rows"),
     (lambda: mha.multi_head_attention(GOOD, 2, kv_heads=1, w_k=[[1.0] * 4] * 4), "w_k must have 2 columns"),
     (lambda: mha.multi_head_attention([[1e200] * 4], 1), "overflowed"),
+    (lambda: mha.Projection([[1.0, math.nan]]), "projection row 0 slot 1 must be finite"),
+    (lambda: mha.Projection([[1.0], [1.0, 2.0]]), "projection row 1 has width 2, expected 1"),
+    (lambda: mha.Projection([]), "projection row must be a non-empty list"),
+    (lambda: mha.Projection("12"), "a projection must be a non-empty list of rows, got str"),
     (lambda: mha.softmax([]), "at least one score"),
     (lambda: mha.softmax([-math.inf, -math.inf]), "no finite score"),
     (lambda: mha.softmax([1.0, math.nan]), "not a number"),
@@ -101,12 +106,40 @@ def test_long_reader_text_is_cut_short_in_messages():
     assert len(str(caught.value)) < 80
 
 
-def test_weights_checked_once_are_still_refused_in_a_shape_they_do_not_fit():
-    """check_weight remembers tuple weights it passed, but only for the shape they passed in."""
-    w = mha.random_projections(4, 2, kv_heads=1)["w_k"]  # 4 x 2, a tuple of tuples
+def test_a_projection_is_still_refused_in_a_shape_it_does_not_fit():
+    """A Projection's numbers were checked when it was made; its shape is checked at every call."""
+    w = mha.random_projections(4, 2, kv_heads=1)["w_k"]  # 4 x 2
+    assert w.shape == (4, 2)
     mha.multi_head_attention(GOOD, 2, kv_heads=1, w_k=w)
     with pytest.raises(ValueError, match="w_q must have 4 columns, got 2"):
         mha.multi_head_attention(GOOD, 2, kv_heads=1, w_q=w)
+    with pytest.raises(ValueError, match="w_k must have 8 rows .one per input slot., got 4"):
+        mha.multi_head_attention([[1.0] * 8], 2, kv_heads=1, w_k=w)
+
+
+def test_a_projection_keeps_the_numbers_it_was_checked_with():
+    """Projection copies its rows into tuples: changing the list it came from, or it, changes nothing."""
+    rows = [[1.0, 0.0, 0.0, 0.0] for _ in range(4)]
+    w = mha.Projection(rows)
+    rows[2][1] = math.nan
+    assert w[2] == (1.0, 0.0, 0.0, 0.0) and all(type(row) is tuple for row in w)
+    with pytest.raises(TypeError):
+        w[2][1] = math.nan
+    with pytest.raises(AttributeError):
+        w.shape = (1, 1)
+    with pytest.raises(AttributeError):
+        w.checked = False  # __slots__ = (): no attribute to add either
+    same = [[1.0, 0.0, 0.0, 0.0] for _ in range(4)]
+    assert mha.multi_head_attention(GOOD, 2, w_q=w).weights == mha.multi_head_attention(GOOD, 2, w_q=same).weights
+
+
+def test_check_weight_trusts_a_projections_numbers_and_checks_everything_else():
+    """The fast path: a Projection is recognised by its type, so a forged one (made without
+    Projection's check) passes on its shape alone; the same numbers as a plain tuple are refused."""
+    forged = tuple.__new__(mha.Projection, [(math.nan, 0.0)] * 2)
+    check_weight("w_q", forged, 2, 2)
+    with pytest.raises(ValueError, match="w_q row 0 slot 0 must be finite"):
+        check_weight("w_q", tuple(forged), 2, 2)
 
 
 def test_list_weights_are_checked_again_after_they_change():

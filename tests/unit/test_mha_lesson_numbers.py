@@ -75,8 +75,8 @@ def test_one_wide_head_drifts_in_the_exercise():
 
 
 def test_lesson_constants_are_the_lesson_tokens():
-    assert mha.LESSON_TOKENS == TOKENS
-    assert mha.EXERCISE_TOKENS == EXERCISE
+    assert [list(row) for row in mha.LESSON_TOKENS] == TOKENS
+    assert [list(row) for row in mha.EXERCISE_TOKENS] == EXERCISE
     assert mha.LESSON_HEADS == 2
 
 

@@ -91,5 +91,6 @@ def test_random_projections_are_seeded_and_shaped():
     assert a != mha.random_projections(8, 4, kv_heads=2, seed=6)
     shapes = {name: np.array(w).shape for name, w in a.items()}
     assert shapes == {"w_q": (8, 8), "w_k": (8, 4), "w_v": (8, 4), "w_o": (8, 8)}
+    assert {name: w.shape for name, w in a.items()} == shapes
     bound = np.sqrt(3 / 8)
     assert all(np.abs(np.array(w)).max() <= bound for w in a.values())

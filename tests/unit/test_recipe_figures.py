@@ -89,7 +89,7 @@ def cost_rows(tree):
 
 def test_each_head_returns_one_value_and_the_wide_head_blends_two():
     """The weights and outputs the figure prints are softmax and weighted averages worked here."""
-    tokens = mha.BLEND_TOKENS
+    tokens = [list(row) for row in mha.BLEND_TOKENS]
     head_0 = softmax([s / math.sqrt(2) for s in HEAD_0_DOTS])
     head_1 = softmax([s / math.sqrt(2) for s in HEAD_1_DOTS])
     wide = softmax([s / 2 for s in WIDE_DOTS])

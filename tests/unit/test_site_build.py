@@ -213,7 +213,7 @@ def test_mha_wheel_imports_and_is_deterministic(built_site, tmp_path):
     probe = "import mha, sys; print(mha.__file__.startswith(sys.argv[1]), mha.LESSON_TOKENS)"
     out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, sys.argv[1]); {probe}",
                           str(wheel)], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "True [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]"
+    assert out.strip() == "True ((1.0, 0.0, 0.0, 1.0), (0.9, 0.1, 1.0, 0.0))"
 
 
 def test_page_is_prerendered_by_the_live_code(built_site):

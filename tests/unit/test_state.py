@@ -117,7 +117,7 @@ def test_adding_and_removing_tokens_stop_at_the_caps():
 
 def test_with_cross_switches_the_default_context_on_and_off():
     on = s.with_cross(s.default_state(), True)
-    assert on["context"] == s.DEFAULT_CONTEXT
+    assert on["context"] == [list(row) for row in s.DEFAULT_CONTEXT]
     assert s.with_cross(on, False)["context"] is None
 
 

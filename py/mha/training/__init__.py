@@ -21,10 +21,10 @@ from .train import BATCH, STEPS, train
 from .probes import accuracy, evaluate, head_report, head_scores, induction_score, predict, previous_token_score
 from .checkpoints import checkpoints, params_from_checkpoint, round_params
 
-__all__ = [
+__all__ = (
     "LENGTH", "VOCAB", "held_out", "make_batch", "make_sequence", "pinned_positions",
     "HEADS", "WIDTH", "count_params", "forward", "init_params", "gradients", "adam_step",
     "learning_rate", "BATCH", "STEPS", "train", "accuracy", "evaluate", "head_report",
     "head_scores", "induction_score", "predict", "previous_token_score", "checkpoints",
     "params_from_checkpoint", "round_params",
-]
+)
