@@ -47,7 +47,7 @@ PRELOAD_MARK = "<!--preloads-->"  # index.html: the build's <link rel=preload>s 
 PAGE_STDLIB = "page_stdlib.zip"  # pyodide/page_stdlib.zip: the page's interpreter's standard library
 STDLIB_REST = "stdlib_rest.zip"  # pyodide/stdlib_rest.zip: every other module, for a reader's imports in the workers
 STDLIB_IN_PYODIDE = "/lib/python314.zip/"  # where Pyodide puts the standard library's zip: the code's file names
-ENTRY = "page/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
+ENTRY = "app/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
 SITE_ARCHIVE = "site-modules.zip"
 CELL_SOURCES = "cells/sources"  # the code cells' text, pre-rendered into the page: not modules to import
 PRERENDER = ("figures", "cells.view")  # modules whose prerender() fill index.html's <!--render:ID--> marks
@@ -142,7 +142,7 @@ def _write_styles(out):
 
 
 def _site_modules():
-    """site/**/*.py but the entry script and the cell sources: the packages page, figures and cells."""
+    """site/**/*.py but the entry script and the cell sources: the packages app, figures, cells, training and page."""
     paths = (p.relative_to(SITE).as_posix() for p in SITE.rglob("*.py") if "__pycache__" not in p.parts)
     return sorted(p for p in paths if p != ENTRY and not p.startswith(CELL_SOURCES + "/"))
 

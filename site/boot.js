@@ -1,5 +1,5 @@
 // The page's only hand-written JavaScript: draw figure trees, show start-up progress, report failure.
-// No math here: Python (main.py + figure.py) builds every tree; this file only turns trees into DOM.
+// No math here: Python (app/main.py + figures/) builds every tree; this file only turns trees into DOM.
 //
 // Contract with Python:
 //   window.mhaDraw(id, json)  json = '[node, "text", ...]', a node = [tag, {attr: value}, ...children];
@@ -333,7 +333,7 @@ function whenNear(elements, run) {
   if (!near) return once();
   for (const element of elements) near.observe(element);
 }
-window.mhaWhenNear = whenNear;
+window.mhaWhenNear = whenNear;  // app/training.py loads section 7's run by the same rule
 
 // A worker started from its own URL takes its Content-Security-Policy from that file's response headers, and
 // a static host sends none: a reader's code in it could reach any site. A worker started from a blob: URL
@@ -351,7 +351,7 @@ function startWorker(module) {
   }
   return new Worker(workerBlobs.get(module), { type: "module" });
 }
-window.mhaWorker = startWorker;  // training/glue.py loads section 7's run by the same rule
+window.mhaWorker = startWorker;  // app/cells.py and app/training.py start their workers with it
 
 // The trained model's step slider (section "Heads nobody designed"). The page carries only the chosen
 // checkpoint's frame; the others (figures/training.py's trees, written by build.py as
@@ -359,7 +359,7 @@ window.mhaWorker = startWorker;  // training/glue.py loads section 7's run by th
 // first touched, so start-up parses none of them. Moving the slider shows its frame, before Python has
 // loaded as after (and without it); a frame that has not arrived yet is shown when it does, the old one
 // dimmed meanwhile. If they cannot be fetched, the slider goes back to the frame shown and a sentence
-// says so. No numbers are computed here: the step names are the slider's data-labels. training/glue.py
+// says so. No numbers are computed here: the step names are the slider's data-labels. app/training.py
 // redraws the probe.
 const FRAMES_URL = "./training-frames.json";
 let frames = null;  // the fetch under way or done: resolves true (drawn) or false (failed); null again after a failure

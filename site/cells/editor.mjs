@@ -19,13 +19,13 @@
 // textarea's, so the swap moves no character and nothing below it: line numbers and colours appear.
 // The textarea stays in the DOM, hidden once its editor is up: it is the cell's code for everyone else.
 //
-// The contract with cells/glue.py (and with the reader when this script fails):
-// - Every change in the editor is written to textarea.value at once: glue.py reads .value.
+// The contract with app/cells.py (and with the reader when this script fails):
+// - Every change in the editor is written to textarea.value at once: app/cells.py reads .value.
 // - To change the code from outside (Reset), set textarea.value and dispatch an "input" event on
 //   the textarea: an editor takes the new text; a textarea without one yet just holds it, and the
 //   editor created later starts from textarea.value.
 // - If this script fails to load or throws, the textarea is never hidden: it stays the editor, and
-//   glue.py's own keys (Ctrl/Shift+Enter, Tab, Esc then Tab) work on it.
+//   app/cells.py's own keys (Ctrl/Shift+Enter, Tab, Esc then Tab) work on it.
 //
 // Keys: Ctrl/Cmd+Enter and Shift+Enter click the cell's Run button (a disabled one does
 // nothing); Tab / Shift+Tab indent / dedent; Esc, then Tab or Shift+Tab, leaves the editor
@@ -74,7 +74,7 @@ function adoptStylesOnDocument() {
 
 function runKey(cell) {
   return () => {
-    cell.querySelector('button[data-action="run"]')?.click();  // glue.py queues it; disabled: nothing
+    cell.querySelector('button[data-action="run"]')?.click();  // app/cells.py queues it; disabled: nothing
     return true;  // never a newline
   };
 }
@@ -115,7 +115,7 @@ function editorFor(area) {
     }),
   });
   area.after(view.dom);
-  area.addEventListener("input", () => {  // glue.py's Reset: the textarea's text wins
+  area.addEventListener("input", () => {  // app/cells.py's Reset: the textarea's text wins
     const text = area.value;
     if (text !== view.state.doc.toString()) {
       view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text}});

@@ -2,7 +2,7 @@
 
 Pure Python (no js, no pyscript): it runs inside the cells' own interpreter, in
 a Web Worker (cells/worker.py), and in the tests. The time limit is not here:
-the page terminates the worker (cells/glue.py), which stops any code, even a
+the page terminates the worker (app/cells.py), which stops any code, even a
 single long call into C such as sum(range(10**12)).
 """
 

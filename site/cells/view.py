@@ -1,4 +1,4 @@
-"""Code cells as dom trees: build.py pre-renders them, cells/glue.py redraws their parts live.
+"""Code cells as dom trees: build.py pre-renders them, app/cells.py redraws their parts live.
 
 A cell is a labelled <textarea> (the code), a bar with Run and Reset, the
 printed <output> (aria-live) and a <pre> for the error (role="alert"). When a cell comes
@@ -12,7 +12,7 @@ from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parent / "sources"  # build time only: the browser reads the textarea
 CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache", "training")
-TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (cells/glue.py)
+TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (app/cells.py)
 RUNS_HERE = ("Runs in this tab, in a Python of its own. It can read this site's own files; the page lets no "
              "code reach any other site.")
 KEYS = ("Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Tab indents; Esc then Tab leaves the editor. "

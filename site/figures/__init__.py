@@ -4,7 +4,7 @@ FIGURES[element_id] = Figure(build, redraw, patch, mark), merged from each famil
 FIGURES (figures/heads.py, kv.py, competition.py, ...):
 - build(state, view, before) -> the element's children (trees, see page.dom); `view` is
   state.compute(state), `before` the View shown until now (None: no change markers).
-- redraw: the events after which page/main.py draws it again:
+- redraw: the events after which app/main.py draws it again:
     "numbers"    any number in the tokens or context changed (the head tables, the summary)
     "structure"  sizes changed: width, heads, key/value heads, a token added or removed
     "token-grid", "context-grid"  a grid's fields themselves (a preset, a new width, a shared link)

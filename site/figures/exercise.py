@@ -2,7 +2,7 @@
 
 Two exercises make the same edit (token 1's time stamp, slots 2-3, set to token 0's):
 the first with identity slices, where only head 1 reads those slots; the second with
-random projections (the state's seed), where every head reads every slot. page/main.py
+random projections (the state's seed), where every head reads every slot. app/main.py
 draws the lesson's tokens and then the edited ones (state.with_exercise), so the head
 tables and the moved summary (figures/heads.py) mark what the edit moved. The numbers
 the prose prints come from mha through state.compute.

@@ -153,7 +153,7 @@ def run_data(seed=SEED, count=COUNT):
 
 
 def files():
-    """{file name: text} for build.py to write into dist/: training.json, fetched by training/glue.py
+    """{file name: text} for build.py to write into dist/: training.json, fetched by app/training.py
     once the section comes near; training-frames.json, every frame the page leaves out (a JSON list
     of trees, each hidden, with its data-frame index), fetched and drawn by boot.js."""
     data = run_data()

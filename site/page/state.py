@@ -4,7 +4,7 @@ A state is a plain dict (default_state() lists its keys). compute(state) is
 the gate: an edit, a shared link (fragment.decode) and a code cell's show()
 all pass through it, and a state it rejects is never kept or drawn. Every
 transition below takes a state and returns a new one, without looking at the
-DOM, so each is unit-tested in CPython; main.py only reads a field, calls a
+DOM, so each is unit-tested in CPython; app/main.py only reads a field, calls a
 transition, and redraws. Nothing here draws, and no math is done here: mha
 computes.
 """

@@ -1,6 +1,6 @@
 """The code cells in the built page, driven like a reader: type, click Run, press keys, read the output.
 
-Cells run in a Python of their own, in a Web Worker (cells/glue.py -> worker.mjs
+Cells run in a Python of their own, in a Web Worker (app/cells.py -> worker.mjs
 -> cells/worker.py -> cells/run.py); the page ends a run by terminating that worker. The
 expected numbers are hand-worked (the worked example in conftest.py, the causal rows,
 the KV bill worked by hand) written as literals. Each test shares one loaded
@@ -8,7 +8,7 @@ page across several checks; conftest fails any test on a console error or a
 request leaving the origin.
 
 The code is edited in CodeMirror (cells/editor.mjs), laid over the pre-rendered
-<textarea>, which stays in the DOM (hidden) and holds the code glue.py runs: the
+<textarea>, which stays in the DOM (hidden) and holds the code app/cells.py runs: the
 tests type into the editor and read the textarea's value. Without the editor's
 script, the textarea is the editor again. Each cell's editor is created lazily: when
 the cell nears the viewport, or when the reader focuses or presses on the bare
@@ -77,7 +77,7 @@ POINT_IN_TEXT = """(area, [line, column]) => {  // where a character boundary of
             y: box.top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop)
                + (line + 0.5) * parseFloat(style.lineHeight)};
 }"""
-SET_CODE = """(area, text) => { area.value = text; area.dispatchEvent(new Event("input")); }"""  # glue.py's way (Reset)
+SET_CODE = """(area, text) => { area.value = text; area.dispatchEvent(new Event("input")); }"""  # app/cells.py's way (Reset)
 
 
 def title(name):
@@ -369,7 +369,7 @@ def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, 
     page.goto(site_url)
     cell = page.locator("#cell-two-heads")
     scroll_to(page, "two_heads")
-    expect(source(page, "two_heads")).to_be_hidden()  # still there, for glue.py and Reset
+    expect(source(page, "two_heads")).to_be_hidden()  # still there, for app/cells.py and Reset
     original = (CELLS / "two_heads.py").read_text()
     expect(cell.locator(".tok-keyword").first).to_have_text("import")
     expect(cell.locator(".tok-def")).to_have_text(["softmax", "dot"])
@@ -466,7 +466,7 @@ def test_tab_or_a_click_on_a_bare_textarea_lands_in_its_editor_with_the_caret(pa
 
 
 def test_reset_before_a_cell_has_its_editor_shows_when_it_comes(page, site_url):
-    """Code set in a bare textarea (glue.py's way: value, then "input") is what its editor shows once the reader
+    """Code set in a bare textarea (app/cells.py's way: value, then "input") is what its editor shows once the reader
     scrolls there; so is Reset's original code, pressed before the cell ever had an editor."""
     page.goto(site_url)
     wait_ready(page)

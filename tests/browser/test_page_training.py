@@ -29,7 +29,7 @@ def run():
     return fig.run_data()
 
 
-DATA = "**/training.json"            # the build-time run, for the page's Python (training/glue.py)
+DATA = "**/training.json"            # the build-time run, for the page's Python (app/training.py)
 FRAMES = f"**/{fig.FRAMES_FILE}"      # the checkpoint frames the page does not carry (boot.js)
 LAST = fig.COUNT - 1
 

@@ -1,7 +1,9 @@
 """The house's rules that a reader of the tree relies on, checked on the tree itself.
 
-- page/main.py is the only site module that imports the browser (pyscript, js, pyodide.ffi);
-  the glue modules receive what they need from it.
+- app/main.py is the only site module that imports the browser (pyscript, js, pyodide.ffi);
+  the other glue modules (app/cells.py, app/training.py) receive what they need from it.
+- Imports in site/ point down: each package stands on a floor (FLOORS), and a module imports only
+  its own package and packages on lower floors. The glue is on top, the math at the bottom.
 - py/mha imports nothing beyond the standard library (and itself): it runs unchanged in CPython
   and in Pyodide, and never touches the page.
 - py/mha holds no module-level state: every name a module of it binds is a module, a function,
@@ -38,15 +40,42 @@ def imported(path):
 
 
 SITE_MODULES = sorted(p for p in SITE.rglob("*.py") if "sources" not in p.parts and "__pycache__" not in p.parts)
+FLOORS = {
+    "app": 4,          # the glue that touches the browser: main.py (the page's script), cells.py, training.py
+    "training": 3,     # the trained model's section: its state and its worker, on figures/training.py
+    "figures": 2,      # every figure's trees, from mha's numbers and the figure state
+    "cells": 2,        # the code cells: their trees, the runner and its worker
+    "page": 1,         # the foundation: the figure state and its gate, dom trees, the URL fragment
+    "mha": 0,          # the math (py/mha)
+    "stdlib_rest": 0,  # the workers' first import: the standard library only
+}
+
+
+def package(path):
+    """site/figures/heads.py -> 'figures'; site/stdlib_rest.py -> 'stdlib_rest'."""
+    return path.relative_to(SITE).parts[0].removesuffix(".py")
 
 
 @pytest.mark.parametrize("path", SITE_MODULES, ids=lambda p: p.relative_to(SITE).as_posix())
-def test_only_page_main_imports_the_browser(path):
+def test_only_app_main_imports_the_browser(path):
     found = imported(path) & BROWSER
-    if path == SITE / "page" / "main.py":
+    if path == SITE / "app" / "main.py":
         assert found == {"pyscript", "pyodide"}
     else:
-        assert not found, f"{path.relative_to(ROOT)} imports {sorted(found)}: take them from page/main.py"
+        assert not found, f"{path.relative_to(ROOT)} imports {sorted(found)}: take them from app/main.py"
+
+
+@pytest.mark.parametrize("path", SITE_MODULES, ids=lambda p: p.relative_to(SITE).as_posix())
+def test_site_imports_point_down(path):
+    own = package(path)
+    assert own in FLOORS, f"site/{own} has no floor: put it in FLOORS, above everything it imports"
+    for name in imported(path) - {own}:
+        if name in FLOORS:
+            assert FLOORS[name] < FLOORS[own], (f"{path.relative_to(ROOT)} (floor {FLOORS[own]}) imports {name} "
+                                                f"(floor {FLOORS[name]}): imports point down, never up or sideways")
+        else:
+            assert name in sys.stdlib_module_names or name in BROWSER | WORKER_ONLY, \
+                f"{path.relative_to(ROOT)} imports {name}, which is neither the standard library nor on a floor"
 
 
 @pytest.mark.parametrize("path", SITE_MODULES, ids=lambda p: p.relative_to(SITE).as_posix())

@@ -25,7 +25,7 @@ from page import dom
 RUNTIME = ["pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
            f"pyodide/{build.PAGE_STDLIB}", f"pyodide/{build.STDLIB_REST}", "pyodide/pyodide-lock.json",
            f"pyodide/{build.MICROPIP_WHEEL}", "pyscript/core.js", "pyscript/core.css"]
-PAGE = ["index.html", "boot.js", "interpreter.mjs", "archives.mjs", "style.css", "cells.css", "page/main.py",
+PAGE = ["index.html", "boot.js", "interpreter.mjs", "archives.mjs", "style.css", "cells.css", "app/main.py",
         "worker.mjs", "pyscript.json", ".nojekyll"]
 NOT_SHIPPED = ["*.map", "*.d.ts", "pyodide/pyodide.js", "pyodide/console*.html", "**/__pycache__",
                "pyodide/python_stdlib.zip"]  # in two parts instead: PAGE_STDLIB and STDLIB_REST
@@ -179,7 +179,7 @@ def test_the_page_starts_python_first_and_loads_the_rest_without_waiting(built_s
     head = page[:page.index("</head>")]
     scripts = re.findall(r"<script ([^>]*)></script>", head)
     assert scripts == ['type="module" async src="./interpreter.mjs"', 'type="module" src="./boot.js"',
-                       'type="py" src="./page/main.py" config="./pyscript.json"',
+                       'type="py" src="./app/main.py" config="./pyscript.json"',
                        'type="module" async src="./pyscript/core.js"']
     assert "<script" not in page[page.index("</head>"):]
     assert f'import("./{build.EDITOR[1]}")' in (built_site / "boot.js").read_text()

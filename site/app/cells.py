@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from cells import view as cell_view
 from page import dom
 
-# The browser, handed over by page/main.py (the one module that imports pyscript and js) in setup().
+# The browser, handed over by app/main.py (the one module that imports pyscript and js) in setup().
 browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=None)
 
 INDENT = "    "
@@ -244,7 +244,7 @@ def _dedent(area):
 def setup(page_browser, show, figure):
     """Wake every cell up and start the cells' worker in the background.
 
-    page_browser: document, window, create_proxy and to_js, from page/main.py.
+    page_browser: document, window, create_proxy and to_js, from app/main.py.
     show(tokens) puts tokens into the live figure (or raises ValueError);
     figure() returns the figure's settings as JSON text, sent with each Run.
     """

@@ -1,6 +1,6 @@
 """The trained model's section on the page: scrub, probe, switch heads off, train in a worker.
 
-Browser-only (PyScript, through the objects page/main.py hands to setup()); every state change is a
+Browser-only (PyScript, through the objects app/main.py hands to setup()); every state change is a
 pure transition in training/state.py and every tree comes from figures/training.py, so this module
 only reads fields, calls those and draws. boot.js switches the checkpoint frames when the slider
 moves, with or without Python; once load() has run, the probe and the scores follow it too.
@@ -23,7 +23,7 @@ from figures import training as fig
 from page import dom
 from training import state as train_state
 
-# The browser, handed over by page/main.py (the one module that imports pyscript and js) in setup().
+# The browser, handed over by app/main.py (the one module that imports pyscript and js) in setup().
 browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=None)
 
 WORKER_MODULE = "training.worker"
@@ -278,9 +278,9 @@ async def load():
 
 
 def setup(page_browser):
-    """Called once by page/main.py: the worker's message handlers, then load() when the section comes near.
+    """Called once by app/main.py: the worker's message handlers, then load() when the section comes near.
 
-    page_browser: document, window, create_proxy and to_js, from page/main.py.
+    page_browser: document, window, create_proxy and to_js, from app/main.py.
     """
     vars(browser).update(vars(page_browser))
     _worker["proxies"] = (browser.create_proxy(on_message), browser.create_proxy(on_error))

@@ -1,4 +1,4 @@
-"""The page's glue, and its only module that touches the browser: event -> pure transition -> redraw.
+"""The page's script, and the only module that imports the browser: event -> pure transition -> redraw.
 
 Runs in the browser only (PyScript). Each handler reads a field, asks
 page/state.py for the new state (a pure function), passes it through the
@@ -16,12 +16,12 @@ from pyodide.ffi import create_proxy, to_js
 from pyscript import document, window
 
 import mha
-from cells import glue as cells_glue
+from app import cells as cells_glue
+from app import training as training_glue
 from figures import FIGURES, exercise, pictures, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state
-from training import glue as training_glue
 
 STATE = figure_state.default_state()
 SHOWN = {"view": None, "outputs": None}  # the View on screen now, and the one the outputs show
