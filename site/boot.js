@@ -17,7 +17,8 @@
 //                             figures/pictures.py) mirror the <td>s one for one: the i-th line's
 //                             stroke-opacity is the i-th value.
 //   window.mhaGridValues(id)  the texts of a grid's fields as JSON rows (one call instead of one per field).
-//   window.mhaChangedWhileLoading()  true if a control outside the token grids changed before ready.
+//   window.mhaChangedWhileLoading()  JSON: the ids of the controls outside the token grids changed before
+//                             ready, in the order of their last change (main.py applies them then).
 //   window.mhaWhenNear(elements, run)  run() once, when one of elements comes near the screen or is touched.
 //   window.mhaSetFragment(f)  f() is the figure state as a URL fragment: written (replaceState) 200 ms
 //                             after the last call, so typing does not encode the state on every key.
@@ -253,19 +254,22 @@ document.addEventListener("input", (event) => {
   if (event.target instanceof HTMLInputElement && event.target.closest(".token-grid")) void event.target.offsetWidth;
 }, true);
 
-// A picker or switch changed before Python was ready did nothing: main.py then draws the controls again
-// from its state. Only then: the pre-rendered figures already show that state, and drawing them all
-// again costs start-up time. (Token grids are read by main.py instead: mhaGridValues. The questions and
-// the trained model's section are not the figure's.)
-let changedWhileLoading = false;
+// A picker, switch or field changed before Python was ready did nothing yet: main.py applies each, in
+// order, as if it changed now, so the reader's choice is kept. (Token grids are read by main.py instead:
+// mhaGridValues. The questions and the trained model's section are not the figure's.)
+const changedWhileLoading = [];  // ids, in the order of their last change
 for (const kind of ["input", "change"]) {
   document.addEventListener(kind, (event) => {
     const target = event.target;
     if (document.body.dataset.python === "loading" && target instanceof Element && target.closest("main")
-        && !target.closest(".token-grid, #trained, [data-question]")) changedWhileLoading = true;
+        && target.id && !target.closest(".token-grid, #trained, [data-question]")) {
+      const before = changedWhileLoading.indexOf(target.id);
+      if (before >= 0) changedWhileLoading.splice(before, 1);
+      changedWhileLoading.push(target.id);
+    }
   }, true);
 }
-window.mhaChangedWhileLoading = () => changedWhileLoading;
+window.mhaChangedWhileLoading = () => JSON.stringify(changedWhileLoading);
 
 window.mhaGridValues = (id) => {
   const rows = [];

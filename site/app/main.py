@@ -373,8 +373,8 @@ def figure_settings():
 def start():
     """Draw the shared link's state, or the edits typed into the grid while Python was loading.
 
-    Pickers and switches changed while loading did nothing: they are redrawn from the state
-    (the grid is not, so a reader typing in it keeps the focus and the text).
+    Then the pickers, switches and fields changed while loading (boot.js kept their ids, in order):
+    each goes through its own handler as if it changed now, so the reader's choice is kept.
     """
     if not open_link(str(window.location.hash)):
         SHOWN["view"] = figure_state.compute(STATE)  # the pre-rendered tables: the first edit can patch and mark
@@ -386,10 +386,16 @@ def start():
         else:
             if typed != STATE["tokens"]:
                 edit("grid-error", lambda s: figure_state.changed(s, tokens=typed))
-        if window.mhaChangedWhileLoading():  # else the pre-rendered controls show this state already
-            for element_id in ("fig-options", "fig-temperature", "fig-cross"):  # not the text fields: a reader may be typing there
-                draw_figure(element_id, SHOWN["view"])
-            draw_structure(SHOWN["view"])
+    kept = [(cid, element(cid)) for cid in json.loads(window.mhaChangedWhileLoading()) if cid in INPUTS]
+    kept = [(cid, control.type == "checkbox", control.checked if control.type == "checkbox" else control.value)
+            for cid, control in kept if control]  # read them all first: a handler may draw the others anew
+    for control_id, checkbox, value in kept:
+        control = element(control_id)
+        if checkbox:
+            control.checked = value
+        else:
+            control.value = value
+        INPUTS[control_id](control)
     window.addEventListener("hashchange", create_proxy(lambda event: open_link(str(window.location.hash))))
 
 

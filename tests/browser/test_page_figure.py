@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 import build
 from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, Requests, expect_tables, field,
-                      wait_cells_ready, wait_ready)
+                      wait_cells_ready, wait_ready, weights_table)
 
 # --- tests ---------------------------------------------------------------------
 
@@ -109,19 +109,25 @@ def test_edit_made_while_loading_is_applied_when_ready(page, site_url, hold):
     expect_tables(page, EXERCISE)
 
 
-def test_a_picker_changed_while_loading_shows_the_state_again_when_ready(page, site_url, hold):
-    """A picker moved before Python runs did nothing; once ready it is drawn again from the figure's state,
-    so what it shows and what the tables show agree (2 heads, the worked example)."""
+def test_controls_changed_while_loading_are_kept_and_applied_when_ready(page, site_url, hold):
+    """Pickers and switches moved before Python runs do nothing at first; once ready, each is applied as if it
+    changed then (nothing quietly reverts): one head of width 8, causal, as the tables then show."""
     wasm = hold(page, WASM)
     with page.expect_request(WASM):
         page.goto(site_url)
-    heads = page.locator("select#heads")
-    heads.select_option("1")
-    expect(heads).to_have_value("1")
+    page.locator("select#heads").select_option("1")
+    page.locator("select#width").select_option("8")
+    page.locator("#causal").check()
+    expect_tables(page, WORKED)  # no Python yet: still the pre-rendered state
     wasm.release()
     wait_ready(page)
-    expect(page.locator("select#heads")).to_have_value("2")
-    expect_tables(page, WORKED)
+    expect(page.locator("select#heads")).to_have_value("1")
+    expect(page.locator("select#width")).to_have_value("8")
+    expect(page.locator("#causal")).to_be_checked()
+    expect(page.get_by_role("textbox", name="token 1 slot 7", exact=True)).to_be_visible()
+    # causal: token 0 sees only itself, so its row of the one head is [1, 0]
+    expect(weights_table(page, "head 0 weights").locator("tbody tr").first.locator("td")).to_have_text(
+        ["1.0000", "0.0000"])
 
 
 def test_every_edit_redraws_and_bad_input_is_named(page, site_url):
