@@ -216,7 +216,7 @@ def lesson(browser, site_url):
 
 @pytest.fixture
 def reader(lesson):
-    """The shared page, back at the lesson's default state ("reset everything")."""
+    """The shared page, back at the lesson's default state ("reset the figures")."""
     lesson.locator("#reset-all").click()
     expect_tables(lesson, WORKED)
     return lesson

@@ -16,7 +16,7 @@ PRESETS = (  # (id = data-action, button text): section 4's buttons
     ("try-exercise", "exercise 1: give token 1 the time stamp of token 0 (identity slices)"),
     ("try-exercise-random", "exercise 2: the same edit with random projections"),
     ("preset-lesson", "back to the lesson's tokens"),
-    ("reset-all", "reset everything"),
+    ("reset-all", "reset the figures"),
 )
 EXERCISES = {"try-exercise": "identity", "try-exercise-random": "random"}  # button id -> projections
 
@@ -46,8 +46,9 @@ def status(action, state):
         return (f"Put the lesson's two tokens back with 2 heads; kept {_projections(state)} and the causal mask "
                 f"({mask}).")
     if action == "reset-all":
-        return ("Reset sections 2 to 9 to the worked example: identity slices, seed 0, no mask, temperature 1, "
-                "no cross-attention, no distractors (the KV calculator keeps its numbers).")
+        return ("Reset the live figures to the worked example: identity slices, seed 0, no mask, temperature 1, "
+                "no cross-attention, no distractors. The code cells, the trained model, your answers and the "
+                "KV calculator keep theirs.")
     raise ValueError(f"no section 4 button called {action!r}")
 
 

@@ -1,7 +1,7 @@
 """Section 4 in a browser: each exercise button sets what it needs, says so, and marks what moved.
 
 One page is shared by the module (Pyodide takes seconds to start); each test starts from
-"reset everything". References: the exercise worked by hand in conftest.py (identity slices),
+"reset the figures". References: the exercise worked by hand in conftest.py (identity slices),
 and mha with mha.random_projections computed here in CPython (random projections).
 """
 
@@ -66,6 +66,6 @@ def test_the_way_back_says_what_it_kept_and_any_other_edit_clears_the_sentence(r
     expect(reader.locator("#moved-summary")).to_contain_text("head 0: moved")  # back from the edit
     field(reader, 0, 0).fill("0.5")
     expect(reader.locator("#exercise-status")).to_be_empty()
-    press(reader, "reset everything")
-    expect(reader.locator("#exercise-status")).to_contain_text("Reset sections 2 to 9 to the worked example")
+    press(reader, "reset the figures")
+    expect(reader.locator("#exercise-status")).to_contain_text("Reset the live figures to the worked example")
     expect(reader.locator("#projections")).to_have_value("identity")

@@ -33,7 +33,7 @@ BAD_FIELDS = [  # (field, typed text, words of the sentence under the calculator
 
 @pytest.fixture
 def reader(reader):
-    """conftest's shared page after "reset everything", and the KV calculator back at Llama-3-8B's fields
+    """conftest's shared page after "reset the figures", and the KV calculator back at Llama-3-8B's fields
     (the reset keeps the calculator's numbers, so earlier tests' edits would carry over)."""
     reader.locator("#kv-model").select_option("Llama-3-8B")
     for field, value in LLAMA_3_8B_FIELDS.items():

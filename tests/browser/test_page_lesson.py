@@ -1,7 +1,7 @@
 """The lesson page worked through as a reader would, in headless Chromium with the network blocked.
 
 One page load is shared by the tests of this module (Pyodide takes seconds to
-start); each test begins from "reset everything". Expected numbers are
+start); each test begins from "reset the figures". Expected numbers are
 the worked example and exercise derived in conftest.py or mha's own, computed here
 in CPython, compared with what the page prints (4 decimals) and with the full
 floats each table lists in data-values.

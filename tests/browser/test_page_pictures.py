@@ -1,7 +1,7 @@
 """Section 3's pictures and temperature slider in headless Chromium, worked through as a reader would.
 
 One page is shared by most tests (Pyodide takes seconds to start); each begins
-from "reset everything". Expected weights come from mha in CPython (the worked
+from "reset the figures". Expected weights come from mha in CPython (the worked
 example itself is derived by hand in conftest.py).
 """
 

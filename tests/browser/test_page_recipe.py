@@ -1,7 +1,7 @@
 """Sections 1 and 2 in Chromium: the blend tables, and the data flow and counts following the reader.
 
 One page is shared by this module's tests (Pyodide takes seconds to start); each test starts
-from "reset everything". The shapes are worked by hand (d/h, kv_heads x d/h); the counts are
+from "reset the figures". The shapes are worked by hand (d/h, kv_heads x d/h); the counts are
 mha.attention_costs', whose numbers tests/unit/test_costs.py works by hand.
 """
 
