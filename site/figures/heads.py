@@ -114,11 +114,17 @@ def weights_snapshot(result, wide):
     return [*result.weights, wide]
 
 
-def _head_views(result, wide, previous, label_suffix):
+def reads_slices(state):
+    """Whether each head reads its own slots of the tokens (identity slices), not a projection of all of them."""
+    return state["projections"] == "identity"
+
+
+def _head_views(result, wide, previous, label_suffix, sliced=True):
     """(label, caption, band, weights, changes) per table: each head, then the one wide head."""
     now = weights_snapshot(result, wide)
     before = previous if previous is not None and len(previous) == len(now) else [None] * len(now)
-    names = [(f"head {h}{label_suffix}", _head_caption(result, h), band_class(h)) for h in range(len(result.weights))]
+    names = [(f"head {h}{label_suffix}", _head_caption(result, h, sliced), band_class(h))
+             for h in range(len(result.weights))]
     names.append((f"one head{label_suffix}", f"one head over all {result.width} slots", "wide"))
     return [(label, caption, band, w, None if prior is None else _changes(prior, w))
             for (label, caption, band), w, prior in zip(names, now, before)]
@@ -137,25 +143,26 @@ def _changes(before, after):
     return kept[2]
 
 
-def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights"):
+def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True):
     """Every head's softmax rows, then the one wide head's, each with change markers.
 
     result: mha.MultiHeadResult; wide: the one wide head's n x m weights;
     previous: an earlier weights_snapshot (or None: no markers). Tables are
     named 'head H weights' and 'one head weights' (label_suffix: ' weights'). Beside each
     table, up to pictures.PICTURE_TOKENS tokens, its attention picture (figures/pictures.py).
+    sliced: each head reads its own slots (identity slices), which its caption names.
     """
     drawn = pictured(wide)
     views = [["div", classes("head-view", band, "pictured" if drawn else ""),
               weight_table(w, label, caption, changes, key_label),
               *([attention_picture(w)] if drawn else []), entropy_readout(w)]
-             for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix)]
+             for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix, sliced)]
     cells = (len(result.weights) + 1) * len(wide) * len(wide[0])
     return ["div", classes("head-tables", "many" if cells > MANY_CELLS else ""),
             *([] if drawn else [pictures_note(wide)]), *views]
 
 
-def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
+def head_tables_patch(result, wide, previous=None, label_suffix=" weights", sliced=True):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
     {"text", "class", "delta": one line per <td>, joined by newlines; "value": the float of each <td>,
@@ -163,7 +170,7 @@ def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     in document order: exactly what head_tables would draw. All tables' cells go through one
     joined_weight_columns call (a 16 x 64 edit with 8 heads patches 2304 cells on every keystroke).
     """
-    views = _head_views(result, wide, previous, label_suffix)
+    views = _head_views(result, wide, previous, label_suffix, sliced)
     rows = [row for *_, w, _ in views for row in w]
     # A patch follows a view of the same shape, so every table has its changes, or (no view before) none has.
     changes = None if previous is None else [row for *_, c in views for row in c]
@@ -172,11 +179,13 @@ def head_tables_patch(result, wide, previous=None, label_suffix=" weights"):
     return dict(zip(("text", "class", "value", "delta"), joined_weight_columns(rows, changes)), marked=marked)
 
 
-def _head_caption(result, h):
-    """'head 1 (slots 2-3)', naming the key/value head when heads share them."""
+def _head_caption(result, h, sliced=True):
+    """'head 1 (slots 2-3)', or 'head 1 (all slots, projected)' under random projections; naming the
+    key/value head when heads share them."""
     shared = len(set(result.kv_head_of)) < len(result.kv_head_of)
     kv = f", key/value head {result.kv_head_of[h]}" if shared else ""
-    return f"head {h} ({slot_range(*result.head_slots[h])}{kv})"
+    reads = slot_range(*result.head_slots[h]) if sliced else "all slots, projected"
+    return f"head {h} ({reads}{kv})"
 
 
 def weight_table(weights, label, caption, changes=None, key_label="token"):
@@ -275,8 +284,12 @@ def moved_summary(result, wide, previous):
 
 # --- legends and outputs ---------------------------------------------------
 
-def slot_legend(result):
-    """<p> naming the slots each head reads (result.head_slots), each in its head's colour."""
+def slot_legend(result, sliced=True):
+    """<p> naming the slots each head reads (result.head_slots), each in its head's colour; under random
+    projections (not sliced) every head reads all of them, through matrices of its own."""
+    if not sliced:
+        return ["p", {"class": "slot-legend"}, f"Random projections: each of the {len(result.head_slots)} heads "
+                                               f"reads all {result.width} slots, through matrices of its own."]
     items = [["span", classes("legend-item", band_class(h)), f"head {h}: {slot_range(start, stop)}"]
              for h, (start, stop) in enumerate(result.head_slots)]
     return ["p", {"class": "slot-legend"}, *joined(items, "; ")]
@@ -330,23 +343,24 @@ def _snapshot(view, cross=False):
 
 
 def _head_tables(state, view, before):
-    return [head_tables(view.result, view.wide, _snapshot(before))]
+    return [head_tables(view.result, view.wide, _snapshot(before), sliced=reads_slices(state))]
 
 
 def _head_tables_patch(state, view, before):
-    return head_tables_patch(view.result, view.wide, _snapshot(before))
+    return head_tables_patch(view.result, view.wide, _snapshot(before), sliced=reads_slices(state))
 
 
 def _cross_tables(state, view, before):
     if view.cross is None:
         return []
-    return [head_tables(view.cross, view.cross_wide, _snapshot(before, True), "context token", CROSS_SUFFIX)]
+    return [head_tables(view.cross, view.cross_wide, _snapshot(before, True), "context token", CROSS_SUFFIX,
+                        reads_slices(state))]
 
 
 def _cross_tables_patch(state, view, before):
     if view.cross is None:  # nothing drawn, nothing to patch
         return NO_PATCH
-    return head_tables_patch(view.cross, view.cross_wide, _snapshot(before, True), CROSS_SUFFIX)
+    return head_tables_patch(view.cross, view.cross_wide, _snapshot(before, True), CROSS_SUFFIX, reads_slices(state))
 
 
 def _size_controls(state, view, before):
@@ -361,11 +375,13 @@ def _context_grid(state, view, before):
 FIGURES = {
     # section 2: the recipe
     "fig-size": Figure(_size_controls, ("structure", "controls")),
-    "fig-slot-legend": Figure(lambda s, v, b: [slot_legend(v.result)], ("structure",)),
+    "fig-slot-legend": Figure(lambda s, v, b: [slot_legend(v.result, reads_slices(s))], ("structure",)),
     # section 3: the live figure
     "fig-options": Figure(lambda s, v, b: options_controls(s), ("controls",)),
-    "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], s["heads"])], ("token-grid",)),
-    "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]), s["heads"])],
+    "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], s["heads"] if reads_slices(s) else None)],
+                         ("token-grid",)),
+    "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]),
+                                                               s["heads"] if reads_slices(s) else None)],
                               ("structure",), mark=False),
     "fig-token-buttons": Figure(lambda s, v, b: [token_buttons(len(s["tokens"]))]),
     "head-tables": Figure(_head_tables, ("numbers",), _head_tables_patch),

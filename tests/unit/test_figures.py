@@ -251,3 +251,24 @@ def test_weight_columns_bucket_by_tenths_and_mark_what_moved():
     assert deltas == ["", "+0.2000", "-0.0001", "", "", "+0.1000", "", "-0.5000"]
     assert values == edges  # the weights themselves: a tree writes repr(), a patch sends the number
     assert texts == ["0.0000", "0.0999", "0.1000", "0.5000", "0.8999", "0.9000", "0.9999", "1.0000"]
+
+
+def test_under_random_projections_nothing_says_a_head_reads_its_own_slots():
+    """Identity slices: head 0 reads slots 0-1, and the grid, the legend and the captions say so. Random
+    projections: every head reads all four slots through matrices of its own, so none of them names slots."""
+    from figures import FIGURES as ALL
+    from page import state as figure_state
+
+    for projections, says_slots in (("identity", True), ("random", False)):
+        state = figure_state.changed(figure_state.default_state(), projections=projections)
+        view = figure_state.compute(state)
+        drawn = {fid: text(ALL[fid].build(state, view, None)[0])
+                 for fid in ("head-tables", "fig-slot-legend", "token-grid-head")}
+        assert ("head 0 (slots 0-1)" in drawn["head-tables"]) is says_slots
+        assert ("head 0: slots 0-1" in drawn["fig-slot-legend"]) is says_slots
+        assert ("head 1" in drawn["token-grid-head"]) is says_slots  # the grid's bands
+        if not says_slots:
+            assert "head 0 (all slots, projected)" in drawn["head-tables"]
+            assert "each of the 2 heads reads all 4 slots" in drawn["fig-slot-legend"]
+            captions = [part for part in ALL["head-tables"].patch(state, view, view)["marked"]]  # a redraw's patch
+            assert "head 0 (all slots, projected)" in str(captions) and "slots 0-1" not in str(captions)
