@@ -39,9 +39,9 @@ REPEAT = "FACEACBA"         # A seen twice, followed by C both times: an exact r
 NEAR = "FACEADBA"           # A followed once by C, once by D: a near-duplicate that diverges
 MAX_SEED = 999_999
 MAX_STEPS = 3000            # about two minutes in the page's worker
-CACHE_VERSION = "2"         # bump when run_data()'s content changes shape
+CACHE_VERSION = "3"         # bump when run_data()'s content changes shape
 EVERY = 10                  # the worker reports every EVERY steps
-QUICK = 32                  # held-out sequences of the worker's progress accuracy: a data attribute, not shown
+QUICK = 32                  # held-out sequences of the worker's progress accuracy (an attribute, not shown)
 THRESHOLD = 0.4             # a head is named for a pattern when its mean weight there reaches this
 LEARNED = 0.9               # held-out accuracy at which a run has learned the task
 FRAMES_FILE = "training-frames.json"  # the checkpoint frames the page does not carry (boot.js fetches it)
@@ -98,19 +98,25 @@ def held_out_size():
     return len(mha.training.held_out())
 
 
-def measure(params, sequences=None):
+def measure(params, sequences=None, masks=None):
     """What the page shows of a model, measured on the held-out set (or on sequences):
     {"heads": [[layer, head], ...] (head_names), "ablated": [accuracy with mask m's heads off, for every m],
      "scores_off": [[[previous_token, induction] per head] for every m], "scores": scores_off[0],
      "copy": copy_demo()}. Mask m switches off heads[i] when bit i is set; m = 0 is every head on.
 
     One forward pass per (mask, sequence) gives both the accuracy and the scores: the same sums as
-    mha.training.accuracy(params, sequences, ablate) and mha.training.head_scores (the tests check both)."""
+    mha.training.accuracy(params, sequences, ablate) and mha.training.head_scores (the tests check both).
+    masks: the masks to measure (None: every one); the others' entries are None. Every mask costs a pass over
+    the held-out set, and there are 2^heads of them."""
     training = mha.training
     sequences = training.held_out() if sequences is None else sequences
     names = head_names(params)
     ablated, scores_off = [], []
-    for off in ablation_sets(names):
+    for mask, off in enumerate(ablation_sets(names)):
+        if masks is not None and mask not in masks:
+            ablated.append(None)
+            scores_off.append(None)
+            continue
         correct = count = 0
         sums = [[0.0, 0.0] for _ in names]
         for tokens, n in sequences:
@@ -125,6 +131,11 @@ def measure(params, sequences=None):
         scores_off.append([[round(a / len(sequences), 4), round(b / len(sequences), 4)] for a, b in sums])
     return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,
             "scores": scores_off[0], "copy": copy_demo(params, names, scores_off[0])}
+
+
+def single_masks(names):
+    """Every head on, and each head alone off: what describe_run() reads, and all an earlier checkpoint keeps."""
+    return {0, *(1 << i for i in range(len(names)))}
 
 
 def mask_of(names, off):
@@ -168,8 +179,10 @@ def _compute(seed, count):
             saved.append({"step": step + 1, "params": training.round_params(params)})
 
     training.train(seed, steps, keep)
-    for checkpoint in saved:
-        checkpoint.update(measure(training.params_from_checkpoint(checkpoint)))
+    for checkpoint in saved:  # every set of heads switched off at the last one; each head alone before it
+        params = training.params_from_checkpoint(checkpoint)
+        last = checkpoint is saved[-1]
+        checkpoint.update(measure(params, masks=None if last else single_masks(head_names(params))))
     return {"seed": seed, "steps": steps, "losses": losses, "checkpoints": saved}
 
 
@@ -417,6 +430,11 @@ def scores_table(measured, names, off, model_name):
     """Per head: its two scores with the heads in off switched off, and the held-out accuracy with it alone
     switched off; then the one accuracy line (with the heads in off switched off)."""
     mask = mask_of(names, off)
+    if measured["ablated"][mask] is None:  # an earlier build-time checkpoint keeps each head alone off only
+        return [["p", {"class": "note", "id": "train-accuracy"},
+                 f"{model_name}: measured with one head off at a time; the last checkpoint and your own runs "
+                 f"have every set of heads switched off. The patterns and guesses above leave out "
+                 f"{switched_text(off)}."]]
     scores = measured["scores_off"][mask]
     rows = []
     for i, ((layer, head), (prev, ind)) in enumerate(zip(names, scores)):
@@ -447,8 +465,9 @@ def switches(names, off, enabled):
     return [["fieldset", {"class": "train-switches"}, ["legend", {}, "Switch off"], *boxes]]
 
 
-def checkpoint_name(data, index):
-    return f"The build-time model at {step_text(data['checkpoints'][index]['step'], data['steps'])}"
+def capitalised(whose):
+    """A run's name at the start of a sentence or a caption: "the build-time run" -> "The build-time run"."""
+    return whose[:1].upper() + whose[1:]
 
 
 # --- what a run formed: the facts every sentence about "your run" is rendered from ---------------
@@ -459,8 +478,9 @@ def describe_run(measured):
      or induction score reaches THRESHOLD, as (name, "previous-token" | "induction"), "kind": "circuit" (a
      previous-token head >= THRESHOLD in an earlier layer than an induction head >= THRESHOLD), "stalled"
      (accuracy below LEARNED), "early" (the top induction head, >= THRESHOLD, sits in layer 0) or "other";
-     "pair": ((previous-token head, its score), (induction head, its score)) of the circuit, or None; "partner_off": the induction head's
-     induction score with its partner switched off, or None (the rules are tried in that order); "without": [(name, accuracy with it alone off)];
+     "pair": ((previous-token head, its score), (induction head, its score)) of the circuit, or None (the rules
+     are tried in that order); "partner_off": the induction head's induction score with its partner switched off,
+     or None; "without": [(name, accuracy with it alone off)];
      "copy": {text: (weights, guess letter, p)} for REPEAT and NEAR, "copy_head": the head those weights are of}.
 
     One function, so that a classification from mha.training can replace the rules here."""
@@ -495,7 +515,7 @@ def story(facts, whose):
     """The sentences about a measured run (whose: "the build-time run", "your run (seed 3, 200 steps)"), each
     rendered from describe_run()'s facts: what it scores, what formed, what each head is worth."""
     (p_name, p), (i_name, i) = facts["top_previous"], facts["top_induction"]
-    first = (f"{whose[0].upper()}{whose[1:]} reaches {percent(facts['accuracy'])} held-out. Top previous-token "
+    first = (f"{capitalised(whose)} reaches {percent(facts['accuracy'])} held-out. Top previous-token "
              f"score: {head_label(*p_name)}'s, {score(p)}; top induction score: {head_label(*i_name)}'s, {score(i)}.")
     kind = facts["kind"]
     if kind == "circuit":
@@ -532,8 +552,8 @@ def copy_story(facts, whose):
 
 
 def unmeasured(whose):
-    return [["p", {}, f"{whose[0].upper()}{whose[1:]} is not measured yet: what it formed is measured on the held-out set when "
-                      f"training ends."]]
+    return [["p", {}, f"{capitalised(whose)} is not measured yet: what it formed is measured on the held-out set "
+                      f"when training ends."]]
 
 
 def run_name(data, index):
@@ -557,7 +577,7 @@ def _build_frames(state, view, before):
 def _build_probe(state, view, before):
     data, last = _default()
     return probe(mha.training.params_from_checkpoint(data["checkpoints"][last]), parse_sequence(SAMPLE),
-                 checkpoint_name(data, last))
+                 capitalised(run_name(data, last)))
 
 
 def _build_probe_weights(state, view, before):
@@ -568,7 +588,7 @@ def _build_probe_weights(state, view, before):
 def _build_scores(state, view, before):
     data, last = _default()
     return scores_table(data["checkpoints"][last], head_names(data["checkpoints"][last]["params"]), set(),
-                        checkpoint_name(data, last))
+                        capitalised(run_name(data, last)))
 
 
 def _build_switches(state, view, before):

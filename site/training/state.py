@@ -74,14 +74,10 @@ def shown_off(state, params):
     return frozenset(name for name in state["off"] if name in set(fig.head_names(params)))
 
 
-def caption(whose):
-    return whose[0].upper() + whose[1:]
-
-
 def probe_trees(state, data):
     """fig-probe's children for the state: the patterns and guesses with the switched-off heads left out."""
     params, _, whose = model(state, data)
-    return fig.probe(params, list(state["tokens"]), caption(whose), shown_off(state, params))
+    return fig.probe(params, list(state["tokens"]), fig.capitalised(whose), shown_off(state, params))
 
 
 def probe_weights_trees(state, data):
@@ -100,10 +96,10 @@ def scores_trees(state, data):
     """fig-train-scores' children for the state (a sentence while the reader's model is being measured)."""
     params, measured, whose = model(state, data)
     if measured is None:
-        return [["p", {"class": "note"}, f"{caption(whose)}: its scores and accuracy are measured when training "
-                                         f"ends; the patterns and guesses above already leave out a head "
+        return [["p", {"class": "note"}, f"{fig.capitalised(whose)}: its scores and accuracy are measured when "
+                                         f"training ends; the patterns and guesses above already leave out a head "
                                          f"switched off."]]
-    return fig.scores_table(measured, fig.head_names(params), shown_off(state, params), caption(whose))
+    return fig.scores_table(measured, fig.head_names(params), shown_off(state, params), fig.capitalised(whose))
 
 
 def story_trees(state, data):

@@ -4,9 +4,11 @@ worker.mjs?module=training.worker starts Pyodide with mha and the site's modules
 message to handle(). One message, {"type": "train", "seed", "steps"}, trains a fresh model with
 mha.training.train and posts, every figures.training.EVERY steps, a "progress" message: the step,
 the batch loss, the accuracy on the first QUICK held-out sequences (for bench/: the page shows one
-accuracy, the held-out one, at the end), the frame's trees (as JSON text: the page only draws them) and the params so far (JSON text: the page probes them after a
-Stop). At the end it measures the model on the full held-out set (scores, every ablation) and
-posts "done" with the last frame, now showing that held-out accuracy. The page stops a run by terminating this worker.
+accuracy, the held-out one, at the end), the frame's trees (as JSON text: the page only draws them)
+and the params so far (JSON text: the page probes them after a Stop). At the end it measures the
+model on the full held-out set (scores and accuracy for every set of heads switched off) and posts
+"done" with the last frame, now showing that held-out accuracy. The page stops a run by
+terminating this worker.
 """
 
 import json

@@ -215,3 +215,21 @@ def test_an_induction_head_with_no_earlier_previous_token_head_is_not_a_circuit(
     measured = fake([[0.2, 0.1], [0.1, 0.1], [0.2, 0.8], [0.7, 0.1]], [0.95, 0.9, 0.9, 0.5, 0.9])
     facts = fig.describe_run(measured)
     assert facts["pair"] is None and facts["kind"] == "other"
+
+
+def test_an_earlier_checkpoint_keeps_each_head_alone_off_and_says_so_for_other_sets():
+    """(2, 2): 16 sets of heads switched off; single_masks is every head on and each alone off, 1 + 4 = 5 of
+    them. The others are None, and the scores table says they were not measured instead of showing a number."""
+    params = model((2, 2))
+    names = fig.head_names(params)
+    assert fig.single_masks(names) == {0, 1, 2, 4, 8}
+    measured = fig.measure(params, FEW, masks=fig.single_masks(names))
+    full = fig.measure(params, FEW)
+    for mask in range(16):
+        kept = mask in {0, 1, 2, 4, 8}
+        assert measured["ablated"][mask] == (full["ablated"][mask] if kept else None)
+        assert measured["scores_off"][mask] == (full["scores_off"][mask] if kept else None)
+    assert fig.describe_run(measured) == fig.describe_run(full)  # the facts need no other set
+    note = fig.scores_table(measured, names, {(0, 0), (1, 1)}, "The build-time run at step 40")
+    assert text(note[0]).startswith("The build-time run at step 40: measured with one head off at a time")
+    assert text(note[0]).endswith("leave out layer 0 head 0, layer 1 head 1.")
