@@ -399,7 +399,7 @@ def probe(params, tokens, model_name, off=frozenset()):
     head = ["tr", {}, ["th", {"scope": "row"}, "position"],
             *[["th", {"scope": "col"}, str(i)] for i in range(len(tokens))]]
     seq = ["tr", {}, ["th", {"scope": "row"}, "token"], *[["td", {}, LETTERS[t]] for t in tokens]]
-    nxt = ["tr", {}, ["th", {"scope": "row"}, "guess for the next"],
+    nxt = ["tr", {}, ["th", {"scope": "row"}, "guess next"],
            *[["td", classes("guess", "hit" if i + 1 < len(tokens) and g == tokens[i + 1] else ""), LETTERS[g]]
              for i, g in enumerate(guesses)]]
     caption = model_name + (f", {switched_text(off)} switched off" if off else "")
@@ -443,7 +443,7 @@ def scores_table(measured, names, off, model_name):
                      ["td", {"class": "num"}, f"{prev:.2f}"], ["td", {"class": "num"}, f"{ind:.2f}"],
                      ["td", {"class": "num"}, percent(measured["ablated"][1 << i])]])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
-                        ("head", "previous-token score", "induction score", "accuracy with it alone off")]]
+                        ("head", "previous-token score", "induction score", "accuracy without it")]]
     now = measured["ablated"][mask]
     line = (f"Held-out accuracy with every head on: {percent(now)}." if not off else
             f"Held-out accuracy with {switched_text(off)} switched off: {percent(now)} "
@@ -521,10 +521,11 @@ def story(facts, whose):
     if kind == "circuit":
         (a, a_score), (b, b_score) = facts["pair"]
         off = facts["partner_off"]
-        second = (f"{head_label(*a)} ({score(a_score)} previous-token) and {head_label(*b)} ({score(b_score)} "
-                  f"induction) both pass {THRESHOLD}, layer {a[0]} before layer {b[0]}: it formed the circuit. "
-                  f"With {head_label(*a)} off, {head_label(*b)}'s induction score "
-                  f"{'falls' if off < b_score else 'goes'} to {score(off)}.")
+        feeder = ("Both pass" if a == p_name else
+                  f"It and {head_label(*a)}, {score(a_score)} on previous-token, both pass")
+        second = (f"{feeder} {THRESHOLD}, layer {a[0]} before layer {b[0]}: it formed the circuit. With "
+                  f"{head_label(*a)} off, {head_label(*b)}'s induction score {'falls' if off < b_score else 'goes'} "
+                  f"to {score(off)}.")
     elif kind == "early":
         second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
                   f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")
@@ -544,10 +545,9 @@ def copy_story(facts, whose):
     name = head_label(*facts["copy_head"])
     split = " and ".join(score(w) for w in rw)
     toss = "a coin toss" if np_ < 0.75 else "not a coin toss in this run"
-    return [["p", {}, f"In {whose}, {name} (its top induction head) "
-                      f"puts {split} on the two C's that follow A in ",
-             ["kbd", {}, REPEAT], f"; the two copies agree, so the guess is {rg} with p = {score(rp)}. In ",
-             ["kbd", {}, NEAR], f" the copies diverge: {' and '.join(score(w) for w in nw)} on C and D, and the "
+    return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
+             ["kbd", {}, REPEAT], f": both A's lead to C, so the guess is {rg} with p = {score(rp)}. In ",
+             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in nw)}, and the "
                                 f"guess is {ng} with p = {score(np_)}, {toss}."]]
 
 

@@ -174,12 +174,12 @@ def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
     story = text(fig.story(facts, "the build-time run")[0])
     assert story.startswith("The build-time run reaches 100.0% held-out. Top previous-token score: layer 0 "
                             "head 1's, 0.62; top induction score: layer 1 head 0's, 0.97.")
-    assert "layer 0 head 1 (0.62 previous-token) and layer 1 head 0 (0.97 induction) both pass 0.4" in story
+    assert "layer 1 head 0's, 0.97. Both pass 0.4, layer 0 before layer 1: it formed the circuit." in story
     assert "With layer 0 head 1 off, layer 1 head 0's induction score falls to 0.19." in story
     assert "layer 0 head 0 98.0%; layer 0 head 1 30.0%; layer 1 head 0 27.0%; layer 1 head 1 99.0%" in story
     copy = text(fig.copy_story(facts, "the build-time run")[0])
-    assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the two C's" in copy
-    assert "the guess is C with p = 1.00" in copy and "the guess is D with p = 0.52, a coin toss" in copy
+    assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the C after each A in FACEACBA" in copy
+    assert "the guess is C with p = 1.00" in copy and "0.45 and 0.55, and the guess is D with p = 0.52, a coin" in copy
 
 
 def test_a_run_whose_induction_job_sits_in_layer_0_says_so():
@@ -233,3 +233,14 @@ def test_an_earlier_checkpoint_keeps_each_head_alone_off_and_says_so_for_other_s
     note = fig.scores_table(measured, names, {(0, 0), (1, 1)}, "The build-time run at step 40")
     assert text(note[0]).startswith("The build-time run at step 40: measured with one head off at a time")
     assert text(note[0]).endswith("leave out layer 0 head 0, layer 1 head 1.")
+
+
+def test_a_circuit_whose_feeder_is_not_the_top_previous_token_head_names_it():
+    """The top previous-token head is layer 1 head 1 (0.8), after the induction head's layer; the feeder is
+    layer 0 head 0 (0.5), the best in an earlier layer: the sentence names it with its own score."""
+    measured = fake([[0.5, 0.1], [0.1, 0.1], [0.2, 0.9], [0.8, 0.1]], [0.99, 0.3, 0.9, 0.4, 0.9], partner=(1, 2, 0.2))
+    facts = fig.describe_run(measured)
+    assert facts["pair"] == (((0, 0), 0.5), ((1, 0), 0.9))
+    story = text(fig.story(facts, "your run")[0])
+    assert "It and layer 0 head 0, 0.50 on previous-token, both pass 0.4, layer 0 before layer 1" in story
+    assert "With layer 0 head 0 off, layer 1 head 0's induction score falls to 0.20." in story
