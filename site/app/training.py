@@ -33,7 +33,7 @@ LOADING = "Loading the build-time run\u2026"
 STATE = train_state.default_state()
 _data = {"run": None}    # the build-time run, once training.json has arrived
 _worker = {"js": None, "ready": False, "pending": None, "running": False, "step": 0, "seed": 0, "proxies": None}
-_errors = {}
+_shown = {}   # element id -> what it shows now (a sentence, or the switches' trees), to skip a redraw
 
 
 # --- drawing ---------------------------------------------------------------------------
@@ -52,14 +52,17 @@ def draw(element_id, children):
 
 
 def say(element_id, sentence):
-    if _errors.get(element_id) != sentence:
+    if _shown.get(element_id) != sentence:
         draw(element_id, [sentence] if sentence else [])
-        _errors[element_id] = sentence
+        _shown[element_id] = sentence
 
 
 def draw_model():
     """Everything that shows the chosen model: its switches, the sentences about it, then the patterns."""
-    draw("fig-train-switches", train_state.switches_trees(STATE, _data["run"]))
+    switches = dom.to_json(train_state.switches_trees(STATE, _data["run"]))
+    if _shown.get("fig-train-switches") != switches:  # redrawn only when they change: a field keeps its focus
+        browser.window.mhaDraw("fig-train-switches", switches)
+        _shown["fig-train-switches"] = switches
     draw("fig-train-story", train_state.story_trees(STATE, _data["run"]))
     draw("fig-train-copy", train_state.copy_trees(STATE, _data["run"]))
     draw_patterns()

@@ -534,7 +534,7 @@ def story(facts, whose):
                   f"formed the circuit.")
     else:
         second = (f"No head pairs up as the circuit (a previous-token head, then an induction head, both at "
-                  f"{THRESHOLD} or more): the work is spread over heads that this test does not name.")
+                  f"{THRESHOLD} or more): the work is spread over heads that these two scores do not name.")
     without = "; ".join(f"{head_label(*name)} {percent(acc)}" for name, acc in facts["without"])
     return [["p", {}, first, " ", second, f" Accuracy with one head off: {without}."]]
 
