@@ -544,11 +544,21 @@ def copy_story(facts, whose):
     (rw, rg, rp), (nw, ng, np_) = facts["copy"][REPEAT], facts["copy"][NEAR]
     name = head_label(*facts["copy_head"])
     split = " and ".join(score(w) for w in rw)
-    toss = "a coin toss" if np_ < 0.75 else "not a coin toss in this run"
     return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
              ["kbd", {}, REPEAT], f": both A's lead to C, so the guess is {rg} with p = {score(rp)}. In ",
-             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in nw)}, and the "
-                                f"guess is {ng} with p = {score(np_)}, {toss}."]]
+             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in nw)}, and "
+                                f"{near_verdict(nw, ng, np_)}."]]
+
+
+COIN_TOSS = 0.75  # a guess below this probability, between two continuations, is called a coin toss
+
+
+def near_verdict(weights, guess, p):
+    """The end of the sentence on NEAR, from its measurements: a coin toss, or which A's continuation won."""
+    if p < COIN_TOSS:
+        return f"the guess is {guess} with p = {score(p)}, close to a coin toss"
+    later = "later" if weights[-1] > weights[0] else "earlier"
+    return f"the guess is {guess} with p = {score(p)}: the {later} A wins, whichever id was meant"
 
 
 def unmeasured(whose):
@@ -628,7 +638,8 @@ def _heads_text():
 def _copy(text, part):
     facts = describe_run(_final())
     weights, guess, p = facts["copy"][text]
-    return {"weights": " and ".join(score(w) for w in weights), "guess": guess, "p": score(p)}[part]
+    return {"weights": " and ".join(score(w) for w in weights), "guess": guess, "p": score(p),
+            "verdict": near_verdict(weights, guess, p)}[part]
 
 
 PROSE = {
@@ -647,7 +658,7 @@ PROSE = {
     "train-repeat-weights": lambda: _copy(REPEAT, "weights"),
     "train-repeat-p": lambda: _copy(REPEAT, "p"),
     "train-near-weights": lambda: _copy(NEAR, "weights"),
-    "train-near-p": lambda: _copy(NEAR, "p"),
+    "train-near-verdict": lambda: _copy(NEAR, "verdict"),
 }
 
 FIGURES = {

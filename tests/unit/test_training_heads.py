@@ -179,7 +179,16 @@ def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
     assert "layer 0 head 0 98.0%; layer 0 head 1 30.0%; layer 1 head 0 27.0%; layer 1 head 1 99.0%" in story
     copy = text(fig.copy_story(facts, "the build-time run")[0])
     assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the C after each A in FACEACBA" in copy
-    assert "the guess is C with p = 1.00" in copy and "0.45 and 0.55, and the guess is D with p = 0.52, a coin" in copy
+    assert "the guess is C with p = 1.00" in copy
+    assert "0.45 and 0.55, and the guess is D with p = 0.52, close to a coin toss." in copy
+
+
+def test_a_near_duplicate_that_is_no_coin_toss_says_which_continuation_won():
+    """(2, 2) seed 0 at 800 steps put 0.15 and 0.85 on C and D, guessing D with p = 1.00: the later A wins."""
+    assert fig.near_verdict([0.15, 0.85], "D", 1.0) == "the guess is D with p = 1.00: the later A wins, " \
+                                                       "whichever id was meant"
+    assert fig.near_verdict([0.9, 0.1], "C", 0.9).endswith("the earlier A wins, whichever id was meant")
+    assert fig.near_verdict([0.45, 0.55], "D", 0.52) == "the guess is D with p = 0.52, close to a coin toss"
 
 
 def test_a_run_whose_induction_job_sits_in_layer_0_says_so():
