@@ -293,8 +293,7 @@ QUESTIONS = {
          "none": "Not quite: that is head 1's fate, where every distractor beats token 0; head 0 keeps far more."},
         _prompts),
     "trained": Question(
-        "Switch off every head of layer 0, where the previous-token head formed. What happens to layer 1's "
-        "induction pattern?",
+        "In the build-time run, switch off every head of layer 0. What happens to layer 1's induction pattern?",
         (("stays", "nothing: layer 1 has its own matrices"), ("fades", "its induction stripe fades"),
          ("previous", "it turns into a previous-token stripe")),
         lambda: _trained_effect()[0],
