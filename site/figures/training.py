@@ -519,13 +519,10 @@ def story(facts, whose):
              f"score: {head_label(*p_name)}'s, {score(p)}; top induction score: {head_label(*i_name)}'s, {score(i)}.")
     kind = facts["kind"]
     if kind == "circuit":
-        (a, a_score), (b, b_score) = facts["pair"]
-        off = facts["partner_off"]
+        (a, a_score), (b, _) = facts["pair"]  # what switching a off does to b is section 7's question: not here
         feeder = ("Both pass" if a == p_name else
                   f"It and {head_label(*a)}, {score(a_score)} on previous-token, both pass")
-        second = (f"{feeder} {THRESHOLD}, layer {a[0]} before layer {b[0]}: it formed the circuit. With "
-                  f"{head_label(*a)} off, {head_label(*b)}'s induction score {'falls' if off < b_score else 'goes'} "
-                  f"to {score(off)}.")
+        second = f"{feeder} {THRESHOLD}, layer {a[0]} before layer {b[0]}: it formed the circuit."
     elif kind == "early":
         second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
                   f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")
