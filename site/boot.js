@@ -27,8 +27,8 @@
 
 const SVG_TAGS = ["svg", "g", "line", "polyline", "path", "rect", "circle", "text", "title", "desc", "tspan"];
 const TAGS = new Set([
-  "button", "caption", "code", "div", "em", "fieldset", "figcaption", "figure", "h3", "input", "label",
-  "legend", "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
+  "button", "caption", "code", "div", "em", "fieldset", "figcaption", "figure", "h3", "input", "kbd",
+  "label", "legend", "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
   "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul", ...SVG_TAGS,
 ]);
 const SVG = "http://www.w3.org/2000/svg";  // an <svg> and all inside it are made in this namespace
@@ -310,6 +310,34 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
   next.focus();
   next.select();
+});
+
+// A probed pattern's cells (figures/training.py, readable_heatmap): each <rect> names its exact weight in its
+// <title>, worded by Python. Pointing at or focusing one writes that into the probe's readout; the arrow keys
+// move between a map's cells (one tab stop per map: the focused cell holds tabindex 0).
+function readCell(cell) {
+  const out = cell.closest(".train-probe")?.querySelector(".train-readout");
+  const title = cell.querySelector("title");
+  if (out && title && out.textContent !== title.textContent) out.textContent = title.textContent;
+}
+for (const kind of ["pointerover", "focusin"]) {
+  document.addEventListener(kind, (event) => {
+    const cell = event.target instanceof Element && event.target.closest("svg.train-map rect[data-q]");
+    if (cell) readCell(cell);
+  });
+}
+document.addEventListener("keydown", (event) => {
+  const cell = event.target instanceof Element && event.target.closest("svg.train-map rect[data-q]");
+  const step = STEPS[event.key];
+  if (!cell || !step || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const [dq, dk] = step;
+  const [q, k] = [Number(cell.dataset.q) + dq, Number(cell.dataset.k) + dk];
+  const next = cell.ownerSVGElement.querySelector(`rect[data-q="${q}"][data-k="${k}"]`);
+  if (!next) return;
+  event.preventDefault();
+  cell.setAttribute("tabindex", "-1");
+  next.setAttribute("tabindex", "0");
+  next.focus();
 });
 
 // run(), once: the first time one of elements comes within a screen's height of the viewport, or

@@ -33,7 +33,7 @@ LOADING = "Loading the build-time run\u2026"
 STATE = train_state.default_state()
 _data = {"run": None}    # the build-time run, once training.json has arrived
 _worker = {"js": None, "ready": False, "pending": None, "running": False, "step": 0, "seed": 0, "proxies": None}
-_errors = {}
+_shown = {}   # element id -> what it shows now (a sentence, or the switches' trees), to skip a redraw
 
 
 # --- drawing ---------------------------------------------------------------------------
@@ -52,14 +52,26 @@ def draw(element_id, children):
 
 
 def say(element_id, sentence):
-    if _errors.get(element_id) != sentence:
+    if _shown.get(element_id) != sentence:
         draw(element_id, [sentence] if sentence else [])
-        _errors[element_id] = sentence
+        _shown[element_id] = sentence
 
 
 def draw_model():
-    """The probe and the scores, for the model the state chooses."""
+    """Everything that shows the chosen model: its switches, the sentences about it, then the patterns."""
+    switches = dom.to_json(train_state.switches_trees(STATE, _data["run"]))
+    if _shown.get("fig-train-switches") != switches:  # redrawn only when they change: a field keeps its focus
+        browser.window.mhaDraw("fig-train-switches", switches)
+        _shown["fig-train-switches"] = switches
+    draw("fig-train-story", train_state.story_trees(STATE, _data["run"]))
+    draw("fig-train-copy", train_state.copy_trees(STATE, _data["run"]))
+    draw_patterns()
+
+
+def draw_patterns():
+    """What a switch or the probe's sequence changes: the patterns, guesses, weight tables and scores."""
     draw("fig-probe", train_state.probe_trees(STATE, _data["run"]))
+    draw("fig-probe-weights", train_state.probe_weights_trees(STATE, _data["run"]))
     draw("fig-train-scores", train_state.scores_trees(STATE, _data["run"]))
 
 
@@ -134,6 +146,7 @@ def on_done(data):
     set_running(False)
     say("train-status", f"Done: {data.steps} steps in {data.seconds:.1f} s; held-out accuracy "
                         f"{fig.percent(measured['ablated'][0])}. Reset goes back to the build-time run.")
+    browser.window.mhaDraw("train-live", data.trees)  # the last frame, now with its held-out accuracy
     draw_model()
 
 
@@ -152,19 +165,24 @@ def on_train():
     start_worker()
     _worker["pending"] = message
     _worker.update(step=0, seed=seed)
+    STATE.update(train_state.with_training_started(STATE))
     draw("train-live", [["p", {"class": "note"}, "Starting a Python for training\u2026"]])
     say("train-status", f"Starting the training Python (seed {seed})\u2026")
     set_running(True)
+    draw_model()
 
 
 def on_stop():
     if not _worker["running"]:
         return
     stop_worker()
-    set_running(False)
     step = _worker["step"]
-    say("train-status", f"Stopped at step {step}." + (" The probe shows the model as it was then; it is not "
-                                                      "measured, so train to the end for its scores." if step else ""))
+    if not step:  # no model yet: nothing of the run stays on screen
+        draw("train-live", [])
+    set_running(False)
+    say("train-status", f"Stopped at step {step}. The probe shows the model as it was then; it is not "
+                        f"measured, so train to the end for its scores." if step else
+                        "Stopped before the first step: back to the build-time run.")
     draw_model()
 
 
@@ -192,6 +210,7 @@ def on_sequence(target):
         return
     say("probe-error", "")
     draw("fig-probe", train_state.probe_trees(STATE, _data["run"]))
+    draw("fig-probe-weights", train_state.probe_weights_trees(STATE, _data["run"]))
 
 
 def on_seed(target):
@@ -209,7 +228,7 @@ def on_switch(target):
     params = train_state.model(STATE, _data["run"])[0]
     name = fig.head_names(params)[int(target.getAttribute("data-head"))]
     STATE.update(train_state.with_switch(STATE, name, bool(target.checked)))
-    draw("fig-train-scores", train_state.scores_trees(STATE, _data["run"]))
+    draw_patterns()
 
 
 def on_preset(text):
@@ -264,8 +283,6 @@ async def load():
     except ValueError as error:
         say("probe-error", str(error))
     on_seed(None)  # what the reader typed into the seed and steps fields before the section woke
-    names = fig.head_names(_data["run"]["checkpoints"][0]["params"])
-    draw("fig-train-switches", fig.switches(names, STATE["off"], enabled=True))
     section = element("trained")
     for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click)):
         section.addEventListener(kind, browser.create_proxy(handler))

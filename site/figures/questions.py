@@ -17,6 +17,7 @@ from typing import Callable, NamedTuple
 
 import mha
 from figures import competition
+from figures import training
 from figures.registry import Figure
 from page.dom import fixed, number_text
 from page.state import MAX_DISTRACTORS
@@ -28,8 +29,8 @@ class Question(NamedTuple):
 
     prompt: str
     options: tuple
-    answer: str
-    verdicts: dict
+    answer: object  # the right value, or a function that computes it at build time
+    verdicts: object  # value -> why that choice is right or wrong, or a function that computes it
     explanation: Callable
 
 
@@ -189,6 +190,40 @@ def _sharing():
             f"{small.name}'s {small.heads} keeps its own.")
 
 
+def _trained_effect():
+    """(answer, explanation) for section 7's question, from the build-time run's final measurements: layer 1's
+    top induction head's scores with every head on and with every head of layer 0 switched off."""
+    run = training.run_data()
+    final = run["checkpoints"][-1]
+    names = [tuple(n) for n in final["heads"]]
+    later = [i for i, (layer, _) in enumerate(names) if layer == 1]
+    head = max(later, key=lambda i: final["scores"][i][1])
+    mask = training.mask_of(names, {n for n in names if n[0] == 0})
+    (prev_on, ind_on), (prev_off, ind_off) = final["scores"][head], final["scores_off"][mask][head]
+    answer = ("fades" if ind_off < ind_on / 2 else "previous" if prev_off > max(ind_off, prev_on + 0.2) else "stays")
+    name = training.head_label(*names[head])
+    explanation = (f"In the build-time run, {name}'s induction score on the held-out sequences goes from "
+                   f"{ind_on:.2f} to {ind_off:.2f} with layer 0 switched off (its previous-token score from "
+                   f"{prev_on:.2f} to {prev_off:.2f}), and accuracy from {training.percent(final['ablated'][0])} "
+                   f"to {training.percent(final['ablated'][mask])}. " + TRAINED_WHY[answer] +
+                   " Switch layer 0 off below and watch its square.")
+    verdicts = {value: TRAINED_VERDICTS[value][value == answer] for value in TRAINED_VERDICTS}
+    return answer, explanation, verdicts
+
+
+TRAINED_WHY = {  # the explanation's last sentence, for the answer the measurements give
+    "fades": "Layer 1's own matrices are untouched: what it matched against was what layer 0 had written.",
+    "stays": "In this run layer 1 finds its target without anything layer 0 writes.",
+    "previous": "Without layer 0's writing, layer 1 falls back to looking one position back."}
+TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is right)
+    "stays": ("Not quite: layer 1's matrices stay, but what they matched against is gone.",
+              "Right: in this run layer 1 does not need layer 0."),
+    "fades": ("Not in this run: layer 1 keeps its target without layer 0.",
+              "Right: layer 1 matched each letter against what layer 0 wrote, and that is gone."),
+    "previous": ("Not quite: nothing in layer 1 turns to the position just before.",
+                 "Right: without layer 0, layer 1 falls back to the position just before.")}
+
+
 def _prompts():
     row = competition.query_rows(MAX_DISTRACTORS)[0]  # head 0: [token 0, distractors..., the query itself]
     lead, own = row[0] / row[1], row[-1] / row[1]       # in units of one distractor's weight (score 0: e^0 = 1)
@@ -257,6 +292,13 @@ QUESTIONS = {
          "fifth": "Right: a crowd big enough outweighs even a large lead.",
          "none": "Not quite: that is head 1's fate, where every distractor beats token 0; head 0 keeps far more."},
         _prompts),
+    "trained": Question(
+        "In the build-time run, switch off every head of layer 0. What happens to layer 1's induction pattern?",
+        (("stays", "nothing: layer 1 has its own matrices"), ("fades", "its induction stripe fades"),
+         ("previous", "it turns into a previous-token stripe")),
+        lambda: _trained_effect()[0],
+        lambda: _trained_effect()[2],
+        lambda: _trained_effect()[1]),
 }
 
 
@@ -276,7 +318,9 @@ def question(qid):
 
 def answers():
     """{question id: {"answer", "verdicts", "explanation"}}: what build.py writes to answers.json."""
-    return {qid: {"answer": q.answer, "verdicts": q.verdicts, "explanation": q.explanation()}
+    def value(field):
+        return field() if callable(field) else field
+    return {qid: {"answer": value(q.answer), "verdicts": value(q.verdicts), "explanation": q.explanation()}
             for qid, q in QUESTIONS.items()}
 
 

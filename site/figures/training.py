@@ -27,6 +27,7 @@ from pathlib import Path
 import mha
 import mha.training
 from figures.registry import Figure
+from mha.training.model import argmax
 from page import dom
 from page.dom import classes, weight_class
 
@@ -34,14 +35,15 @@ SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
 LETTERS = "ABCDEF"          # token t is shown as LETTERS[t]
 SAMPLE = "BECAFDBCAFDB"     # two random tokens, then CAFDB twice: both heads' diagonals show
-SPLIT = "FACEADBA"          # A was followed by C and by D: layer 1 splits its weight at the last A
-UNIQUE = "FBCEADBA"         # A occurred once before, followed by D: one place to look
-TILTED = "BACEADBA"         # SPLIT with its first letter changed: the split tilts
+REPEAT = "FACEACBA"         # A seen twice, followed by C both times: an exact repeat (harmless)
+NEAR = "FACEADBA"           # A followed once by C, once by D: a near-duplicate that diverges
 MAX_SEED = 999_999
 MAX_STEPS = 3000            # about two minutes in the page's worker
-CACHE_VERSION = "1"         # bump when run_data()'s content changes shape
+CACHE_VERSION = "3"         # bump when run_data()'s content changes shape
 EVERY = 10                  # the worker reports every EVERY steps
-QUICK = 32                  # held-out sequences the worker's progress accuracy uses (the full set at the end)
+QUICK = 32                  # held-out sequences of the worker's progress accuracy (an attribute, not shown)
+THRESHOLD = 0.4             # a head is named for a pattern when its mean weight there reaches this
+LEARNED = 0.9               # held-out accuracy at which a run has learned the task
 FRAMES_FILE = "training-frames.json"  # the checkpoint frames the page does not carry (boot.js fetches it)
 
 
@@ -96,14 +98,73 @@ def held_out_size():
     return len(mha.training.held_out())
 
 
-def measure(params, sequences=None):
-    """What the page shows of a model: {"scores": [[previous_token, induction] per head],
-    "ablated": [held-out accuracy with mask m's heads off, for every m]} (ablated[0]: all heads on)."""
-    scores = [[round(s["previous_token"], 4), round(s["induction"], 4)]
-              for s in mha.training.head_scores(params, sequences)]
-    ablated = [round(mha.training.accuracy(params, sequences, ablate=off), 4)
-               for off in ablation_sets(head_names(params))]
-    return {"scores": scores, "ablated": ablated}
+def measure(params, sequences=None, masks=None):
+    """What the page shows of a model, measured on the held-out set (or on sequences):
+    {"heads": [[layer, head], ...] (head_names), "ablated": [accuracy with mask m's heads off, for every m],
+     "scores_off": [[[previous_token, induction] per head] for every m], "scores": scores_off[0],
+     "copy": copy_demo()}. Mask m switches off heads[i] when bit i is set; m = 0 is every head on.
+
+    One forward pass per (mask, sequence) gives both the accuracy and the scores: the same sums as
+    mha.training.accuracy(params, sequences, ablate) and mha.training.head_scores (the tests check both).
+    masks: the masks to measure (None: every one); the others' entries are None. Every mask costs a pass over
+    the held-out set, and there are 2^heads of them."""
+    training = mha.training
+    sequences = training.held_out() if sequences is None else sequences
+    names = head_names(params)
+    ablated, scores_off = [], []
+    for mask, off in enumerate(ablation_sets(names)):
+        if masks is not None and mask not in masks:
+            ablated.append(None)
+            scores_off.append(None)
+            continue
+        correct = count = 0
+        sums = [[0.0, 0.0] for _ in names]
+        for tokens, n in sequences:
+            trace = training.forward(params, tokens, ablate=off)
+            pinned = training.pinned_positions(n)
+            correct += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
+            count += len(pinned)
+            for total, (layer, head) in zip(sums, names):
+                total[0] += training.previous_token_score(trace.weights[layer][head])
+                total[1] += training.induction_score(trace.weights[layer][head], n)
+        ablated.append(round(correct / count, 4))
+        scores_off.append([[round(a / len(sequences), 4), round(b / len(sequences), 4)] for a, b in sums])
+    return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,
+            "scores": scores_off[0], "copy": copy_demo(params, names, scores_off[0])}
+
+
+def single_masks(names):
+    """Every head on, and each head alone off: what describe_run() reads, and all an earlier checkpoint keeps."""
+    return {0, *(1 << i for i in range(len(names)))}
+
+
+def mask_of(names, off):
+    """The bit mask over names of the heads in off (the index into measure()'s lists)."""
+    return sum(1 << i for i, name in enumerate(names) if tuple(name) in off)
+
+
+def top_head(scores, which, layers=None):
+    """(index, score) of the head with the largest score `which` (0 previous-token, 1 induction), among
+    the heads whose layer is in layers (all heads when None); scores: [(name, [prev, ind])]."""
+    chosen = [(i, s[which]) for i, (name, s) in enumerate(scores) if layers is None or name[0] in layers]
+    return max(chosen, key=lambda c: c[1]) if chosen else None
+
+
+def copy_demo(params, names, scores):
+    """At the last A of REPEAT and of NEAR: the top induction head's weight on the letter after each earlier A,
+    and the model's guess there with its probability. {"head": index, text: {"weights", "guess", "p"}}."""
+    head = top_head(list(zip(names, scores)), 1)[0]
+    layer, h = names[head]
+    demo = {"head": head}
+    for text in (REPEAT, NEAR):
+        tokens = parse_sequence(text)
+        trace = mha.training.forward(params, tokens)
+        row = trace.weights[layer][h][-1]
+        probs = mha.softmax(trace.logits[-1])
+        guess = argmax(probs)
+        demo[text] = {"weights": [round(row[i + 1], 4) for i in range(len(tokens) - 1) if tokens[i] == tokens[-1]],
+                      "guess": guess, "p": round(probs[guess], 4)}
+    return demo
 
 
 def _compute(seed, count):
@@ -118,8 +179,10 @@ def _compute(seed, count):
             saved.append({"step": step + 1, "params": training.round_params(params)})
 
     training.train(seed, steps, keep)
-    for checkpoint in saved:
-        checkpoint.update(measure(training.params_from_checkpoint(checkpoint)))
+    for checkpoint in saved:  # every set of heads switched off at the last one; each head alone before it
+        params = training.params_from_checkpoint(checkpoint)
+        last = checkpoint is saved[-1]
+        checkpoint.update(measure(params, masks=None if last else single_masks(head_names(params))))
     return {"seed": seed, "steps": steps, "losses": losses, "checkpoints": saved}
 
 
@@ -152,12 +215,15 @@ def run_data(seed=SEED, count=COUNT):
     return data
 
 
+MEASURED = ("heads", "scores", "ablated", "scores_off", "copy")  # measure()'s keys
+
+
 def files():
     """{file name: text} for build.py to write into dist/: training.json, fetched by app/training.py
     once the section comes near; training-frames.json, every frame the page leaves out (a JSON list
     of trees, each hidden, with its data-frame index), fetched and drawn by boot.js."""
     data = run_data()
-    public = {**data, "checkpoints": [{k: c[k] for k in ("step", "params", "scores", "ablated")}
+    public = {**data, "checkpoints": [{k: c[k] for k in ("step", "params", *MEASURED)}
                                       for c in data["checkpoints"]]}
     return {"training.json": json.dumps(public, separators=(",", ":")),
             FRAMES_FILE: dom.to_json(other_frames(*_default()))}
@@ -200,15 +266,48 @@ def heatmap(weights, tokens, label):
             *paths, *axis]
 
 
-def head_maps(weights, tokens, what):
-    """One captioned heatmap per head (weights: [layer][head] n x n)."""
+def readable_heatmap(weights, tokens, label):
+    """heatmap()'s picture with one <rect> per unmasked cell, each naming its exact weight in a <title> (shown on
+    hover; boot.js writes it into the probe's readout on hover and on focus, and arrow keys move between cells).
+    One tab stop per map: the first cell has tabindex 0, the others -1."""
+    n = len(tokens)
+    size = MARGIN + n * CELL
+    cells = []
+    for i, row in enumerate(weights):
+        for j in range(i + 1):
+            cells.append(["rect", {"class": weight_class(row[j]), "x": MARGIN + j * CELL, "y": MARGIN + i * CELL,
+                                   "width": CELL, "height": CELL, "data-q": i, "data-k": j, "role": "img",
+                                   "tabindex": 0 if i == j == 0 else -1},
+                          ["title", {}, f"{label}: query {i} ({LETTERS[tokens[i]]}) on key {j} "
+                                        f"({LETTERS[tokens[j]]}): {row[j]:.4f}"]])
+    centres = " ".join(str(MARGIN + j * CELL + CELL // 2) for j in range(n))
+    baselines = " ".join(str(MARGIN + i * CELL + CELL - 2) for i in range(n))
+    axis = [["text", {"x": centres, "y": MARGIN - 3, "class": "axis", "aria-hidden": "true"}, letters(tokens)],
+            ["text", {"x": " ".join([str(MARGIN // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
+             letters(tokens)]]
+    return ["svg", {"viewBox": f"0 0 {size} {size}", "class": "train-map", "role": "group",
+                    "aria-label": f"{label}: attention on {letters(tokens)}, one cell per query and key"},
+            *cells, *axis]
+
+
+def weights_table(weights, tokens, label):
+    """One head's pattern as a table: a row per query, a column per key, the exact weights to 4 decimals."""
+    head = dom.header_row("query \\ key", [f"{j} {LETTERS[t]}" for j, t in enumerate(tokens)])
+    rows = [dom.body_row(f"{i} {LETTERS[tokens[i]]}", [["td", {"class": "num"}, f"{w:.4f}" if j <= i else ""]
+                                                       for j, w in enumerate(row)])
+            for i, row in enumerate(weights)]
+    return dom.table(f"{label} weights", label, head, rows, "train-weights")
+
+
+def head_maps(weights, tokens, what, readable=False):
+    """One captioned heatmap per head (weights: [layer][head] n x n); readable: per-cell weights (the probe)."""
     maps = []
     for layer, heads in enumerate(weights):
         for head, rows in enumerate(heads):
             name = head_label(layer, head)
-            maps.append(["figure", {"class": "train-head"},
-                         heatmap(rows, tokens, f"{name}: attention on {what} {letters(tokens)}"),
-                         ["figcaption", {}, name]])
+            picture = (readable_heatmap(rows, tokens, name) if readable else
+                       heatmap(rows, tokens, f"{name}: attention on {what} {letters(tokens)}"))
+            maps.append(["figure", {"class": "train-head"}, picture, ["figcaption", {}, name]])
     return ["div", {"class": "train-heads"}, *maps]
 
 
@@ -243,14 +342,17 @@ def percent(x):
     return f"{100 * x:.1f}%"
 
 
-def frame_summary(step, steps, loss, accuracy, accuracy_of="held-out"):
-    return f"Step {step} of {steps}: batch loss {loss:.3f}, {accuracy_of} accuracy {percent(accuracy)}"
+def frame_summary(step, steps, loss, accuracy):
+    """A frame's line; accuracy None: a run still training, whose held-out accuracy is measured at its end."""
+    shown = (f"held-out accuracy {percent(accuracy)}" if accuracy is not None else
+             "held-out accuracy measured at the end")
+    return f"Step {step} of {steps}: batch loss {loss:.3f}, {shown}"
 
 
-def frame(step, steps, losses, accuracy, weights, tokens, accuracy_of="held-out", **attrs):
+def frame(step, steps, losses, accuracy, weights, tokens, **attrs):
     """One moment of a run: the summary line, the loss curve so far, each head on tokens."""
     return ["div", {"class": "train-frame", **attrs},
-            ["p", {"class": "train-summary"}, frame_summary(step, steps, losses[-1], accuracy, accuracy_of)],
+            ["p", {"class": "train-summary"}, frame_summary(step, steps, losses[-1], accuracy)],
             ["div", {"class": "train-panels"}, loss_curve(losses, steps),
              head_maps(weights, [int(t) for t in tokens], "the sample")]]
 
@@ -289,43 +391,67 @@ def other_frames(data, chosen):
     return [checkpoint_frame(data, i, hidden=True) for i in range(len(data["checkpoints"])) if i != chosen]
 
 
-def probe(params, tokens, model_name):
-    """A sequence through a model: every head's pattern, and each position's guess for the next token."""
-    result = mha.training.predict(params, tokens)
-    guesses = result["predictions"]
+def probe(params, tokens, model_name, off=frozenset()):
+    """A sequence through a model with the heads in off switched off: every head's pattern (each cell's weight
+    readable, and a table view), and each position's guess for the next token."""
+    trace = mha.training.forward(params, tokens, ablate=off)
+    guesses = [argmax(row) for row in trace.logits]
     head = ["tr", {}, ["th", {"scope": "row"}, "position"],
             *[["th", {"scope": "col"}, str(i)] for i in range(len(tokens))]]
     seq = ["tr", {}, ["th", {"scope": "row"}, "token"], *[["td", {}, LETTERS[t]] for t in tokens]]
-    nxt = ["tr", {}, ["th", {"scope": "row"}, "guess for the next"],
+    nxt = ["tr", {}, ["th", {"scope": "row"}, "guess next"],
            *[["td", classes("guess", "hit" if i + 1 < len(tokens) and g == tokens[i + 1] else ""), LETTERS[g]]
              for i, g in enumerate(guesses)]]
+    caption = model_name + (f", {switched_text(off)} switched off" if off else "")
     table = ["table", {"class": "figure-table train-guesses", "aria-label": "the model's guesses"},
-             ["caption", {}, model_name],
+             ["caption", {}, caption],
              ["thead", {}, head], ["tbody", {}, seq, nxt]]
-    return [head_maps(result["weights"], tokens, "your sequence"),
+    return [head_maps(trace.weights, tokens, "your sequence", readable=True),
+            ["p", {"class": "note train-readout"},
+             "Point at a cell, or tab to a square and use the arrow keys, for its exact weight."],
             ["p", {"class": "note"}, "At each position, the letter the model expects next; outlined where the "
                                      "next letter you typed matches it."],
             ["div", {"class": "grid-wrap", "tabindex": 0, "role": "region", "aria-label": "the guesses, scrollable"},
              table]]
 
 
+def probe_weights(params, tokens, off=frozenset()):
+    """fig-probe-weights (inside a <details> of the section's HTML): each head's pattern as a table."""
+    weights = mha.training.forward(params, tokens, ablate=off).weights
+    return [weights_table(rows, tokens, head_label(layer, h))
+            for layer, heads in enumerate(weights) for h, rows in enumerate(heads)]
+
+
+def switched_text(off):
+    return ", ".join(head_label(*n) for n in sorted(off))
+
+
 def scores_table(measured, names, off, model_name):
-    """Per head: its two scores and the held-out accuracy with it switched off; then the accuracy now."""
+    """Per head: its two scores with the heads in off switched off, and the held-out accuracy with it alone
+    switched off; then the one accuracy line (with the heads in off switched off)."""
+    mask = mask_of(names, off)
+    if measured["ablated"][mask] is None:  # an earlier build-time checkpoint keeps each head alone off only
+        return [["p", {"class": "note", "id": "train-accuracy"},
+                 f"{model_name}: measured with one head off at a time; the last checkpoint and your own runs "
+                 f"have every set of heads switched off. The patterns and guesses above leave out "
+                 f"{switched_text(off)}."]]
+    scores = measured["scores_off"][mask]
     rows = []
-    for i, ((layer, head), (prev, ind)) in enumerate(zip(names, measured["scores"])):
-        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(layer, head)],
+    for i, ((layer, head), (prev, ind)) in enumerate(zip(names, scores)):
+        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(layer, head) + (" (off)" if (layer, head) in off
+                                                                                   else "")],
                      ["td", {"class": "num"}, f"{prev:.2f}"], ["td", {"class": "num"}, f"{ind:.2f}"],
                      ["td", {"class": "num"}, percent(measured["ablated"][1 << i])]])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
                         ("head", "previous-token score", "induction score", "accuracy without it")]]
-    mask = sum(1 << i for i, name in enumerate(names) if name in off)
     now = measured["ablated"][mask]
-    switched = ", ".join(head_label(*n) for n in names if n in off)
     line = (f"Held-out accuracy with every head on: {percent(now)}." if not off else
-            f"Held-out accuracy with {switched} switched off: {percent(now)} "
+            f"Held-out accuracy with {switched_text(off)} switched off: {percent(now)} "
             f"(every head on: {percent(measured['ablated'][0])}).")
+    caption = f"{model_name}, measured on {held_out_size()} held-out sequences" + (
+        f"; scores with {switched_text(off)} switched off" if off else "")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": "head scores"},
-             ["caption", {}, f"{model_name}, measured on {held_out_size()} held-out sequences"],
+             ["caption", {}, caption],
              ["thead", {}, head], ["tbody", {}, *rows]],
             ["p", {"class": "train-accuracy", "id": "train-accuracy"}, line]]
 
@@ -339,8 +465,107 @@ def switches(names, off, enabled):
     return [["fieldset", {"class": "train-switches"}, ["legend", {}, "Switch off"], *boxes]]
 
 
-def checkpoint_name(data, index):
-    return f"The build-time model at {step_text(data['checkpoints'][index]['step'], data['steps'])}"
+def capitalised(whose):
+    """A run's name at the start of a sentence or a caption: "the build-time run" -> "The build-time run"."""
+    return whose[:1].upper() + whose[1:]
+
+
+# --- what a run formed: the facts every sentence about "your run" is rendered from ---------------
+
+def describe_run(measured):
+    """The facts of a measured run (measure()'s dict), for the sentences that describe it:
+    {"accuracy", "top_previous": (name, score), "top_induction": (name, score), "named": heads whose previous-token
+     or induction score reaches THRESHOLD, as (name, "previous-token" | "induction"), "kind": "circuit" (a
+     previous-token head >= THRESHOLD in an earlier layer than an induction head >= THRESHOLD), "stalled"
+     (accuracy below LEARNED), "early" (the top induction head, >= THRESHOLD, sits in layer 0) or "other";
+     "pair": ((previous-token head, its score), (induction head, its score)) of the circuit, or None (the rules
+     are tried in that order); "partner_off": the induction head's induction score with its partner switched off,
+     or None; "without": [(name, accuracy with it alone off)];
+     "copy": {text: (weights, guess letter, p)} for REPEAT and NEAR, "copy_head": the head those weights are of}.
+
+    One function, so that a classification from mha.training can replace the rules here."""
+    names = [tuple(n) for n in measured["heads"]]
+    scores = list(zip(names, measured["scores"]))
+    accuracy = measured["ablated"][0]
+    prev_i, prev = top_head(scores, 0)
+    ind_i, ind = top_head(scores, 1)
+    named = [(name, role) for name, s in scores for role, v in (("previous-token", s[0]), ("induction", s[1]))
+             if v >= THRESHOLD]
+    pair = partner_off = None
+    earlier = top_head(scores, 0, range(names[ind_i][0])) if ind >= THRESHOLD else None
+    if earlier is not None and earlier[1] >= THRESHOLD:
+        pair = ((names[earlier[0]], earlier[1]), (names[ind_i], ind))
+        partner_off = measured["scores_off"][1 << earlier[0]][ind_i][1]
+    kind = ("circuit" if pair else "early" if ind >= THRESHOLD and names[ind_i][0] == 0 else
+            "stalled" if accuracy < LEARNED else "other")
+    copy = measured["copy"]
+    return {"accuracy": accuracy, "top_previous": (names[prev_i], prev), "top_induction": (names[ind_i], ind),
+            "named": named, "kind": kind, "pair": pair, "partner_off": partner_off,
+            "without": [(name, measured["ablated"][1 << i]) for i, name in enumerate(names)],
+            "copy_head": names[copy["head"]],
+            "copy": {text: (copy[text]["weights"], LETTERS[copy[text]["guess"]], copy[text]["p"])
+                     for text in (REPEAT, NEAR)}}
+
+
+def score(x):
+    return f"{x:.2f}"
+
+
+def story(facts, whose):
+    """The sentences about a measured run (whose: "the build-time run", "your run (seed 3, 200 steps)"), each
+    rendered from describe_run()'s facts: what it scores, what formed, what each head is worth."""
+    (p_name, p), (i_name, i) = facts["top_previous"], facts["top_induction"]
+    first = (f"{capitalised(whose)} reaches {percent(facts['accuracy'])} held-out. Top previous-token "
+             f"score: {head_label(*p_name)}'s, {score(p)}; top induction score: {head_label(*i_name)}'s, {score(i)}.")
+    kind = facts["kind"]
+    if kind == "circuit":
+        (a, a_score), (b, _) = facts["pair"]  # what switching a off does to b is section 7's question: not here
+        feeder = ("Both pass" if a == p_name else
+                  f"It and {head_label(*a)}, {score(a_score)} on previous-token, both pass")
+        second = f"{feeder} {THRESHOLD}, layer {a[0]} before layer {b[0]}: it formed the circuit."
+    elif kind == "early":
+        second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
+                  f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")
+    elif kind == "stalled":
+        second = (f"No head passes {THRESHOLD} on induction, and it stalled below {percent(LEARNED)}: it never "
+                  f"formed the circuit.")
+    else:
+        second = (f"No head pairs up as the circuit (a previous-token head, then an induction head, both at "
+                  f"{THRESHOLD} or more): the work is spread over heads that these two scores do not name.")
+    without = "; ".join(f"{head_label(*name)} {percent(acc)}" for name, acc in facts["without"])
+    return [["p", {}, first, " ", second, f" Accuracy with one head off: {without}."]]
+
+
+def copy_story(facts, whose):
+    """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges)."""
+    (rw, rg, rp), (nw, ng, np_) = facts["copy"][REPEAT], facts["copy"][NEAR]
+    name = head_label(*facts["copy_head"])
+    split = " and ".join(score(w) for w in rw)
+    return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
+             ["kbd", {}, REPEAT], f": both A's lead to C, so the guess is {rg} with p = {score(rp)}. In ",
+             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in nw)}, and "
+                                f"{near_verdict(nw, ng, np_)}."]]
+
+
+COIN_TOSS = 0.75  # a guess below this probability, between two continuations, is called a coin toss
+
+
+def near_verdict(weights, guess, p):
+    """The end of the sentence on NEAR, from its measurements: a coin toss, or which A's continuation won."""
+    if p < COIN_TOSS:
+        return f"the guess is {guess} with p = {score(p)}, close to a coin toss"
+    later = "later" if weights[-1] > weights[0] else "earlier"
+    return f"the guess is {guess} with p = {score(p)}: the {later} A wins, whichever id was meant"
+
+
+def unmeasured(whose):
+    return [["p", {}, f"{capitalised(whose)} is not measured yet: what it formed is measured on the held-out set "
+                      f"when training ends."]]
+
+
+def run_name(data, index):
+    step = data["checkpoints"][index]["step"]
+    return "the build-time run" if step == data["steps"] else f"the build-time run at step {step}"
 
 
 def _default():
@@ -359,18 +584,33 @@ def _build_frames(state, view, before):
 def _build_probe(state, view, before):
     data, last = _default()
     return probe(mha.training.params_from_checkpoint(data["checkpoints"][last]), parse_sequence(SAMPLE),
-                 checkpoint_name(data, last))
+                 capitalised(run_name(data, last)))
+
+
+def _build_probe_weights(state, view, before):
+    data, last = _default()
+    return probe_weights(mha.training.params_from_checkpoint(data["checkpoints"][last]), parse_sequence(SAMPLE))
 
 
 def _build_scores(state, view, before):
     data, last = _default()
     return scores_table(data["checkpoints"][last], head_names(data["checkpoints"][last]["params"]), set(),
-                        checkpoint_name(data, last))
+                        capitalised(run_name(data, last)))
 
 
 def _build_switches(state, view, before):
     data, last = _default()
     return switches(head_names(data["checkpoints"][last]["params"]), set(), enabled=False)
+
+
+def _build_story(state, view, before):
+    data, last = _default()
+    return story(describe_run(data["checkpoints"][last]), run_name(data, last))
+
+
+def _build_copy(state, view, before):
+    data, last = _default()
+    return copy_story(describe_run(data["checkpoints"][last]), run_name(data, last))
 
 
 # --- numbers in the prose -----------------------------------------------------------------
@@ -380,50 +620,42 @@ def _final():
     return data["checkpoints"][last]
 
 
-def first_step_above(threshold):
-    """The first checkpoint step whose held-out accuracy reaches threshold."""
-    data = run_data()
-    return next(c["step"] for c in data["checkpoints"] if c["ablated"][0] >= threshold)
-
-
-def early_checkpoint():
-    """The last checkpoint still below 50% held-out accuracy (the plateau before the circuit forms)."""
-    return [c for c in run_data()["checkpoints"] if c["ablated"][0] < 0.5][-1]
-
-
-def follower_weights(text):
-    """At the last position of text, layer 1's weight on the token after each earlier occurrence of the
-    last token (final checkpoint), in order: what an induction head has to choose between."""
-    tokens = parse_sequence(text)
-    row = checkpoint_weights(_final(), tokens)[-1][0][-1]
-    return [row[i + 1] for i in range(len(tokens) - 1) if tokens[i] == tokens[-1]]
-
-
 def _params_count():
     return f"{mha.training.count_params(mha.training.params_from_checkpoint(_final())):,}"
 
 
+def _heads_text():
+    """"1 head in layer 0 and 1 in layer 1", from the build-time model's params."""
+    counts = [len(heads) for heads in _final()["params"]["layers"]]
+    parts = [f"{c} {'head' if c == 1 else 'heads'} in layer {i}" if i == 0 else f"{c} in layer {i}"
+             for i, c in enumerate(counts)]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+def _copy(text, part):
+    facts = describe_run(_final())
+    weights, guess, p = facts["copy"][text]
+    return {"weights": " and ".join(score(w) for w in weights), "guess": guess, "p": score(p),
+            "verdict": near_verdict(weights, guess, p)}[part]
+
+
 PROSE = {
-    "train-vocab": lambda: str(mha.training.VOCAB),
     "train-letters": lambda: f"{LETTERS[0]} to {LETTERS[mha.training.VOCAB - 1]}",
     "train-length": lambda: str(mha.training.LENGTH),
     "train-width": lambda: str(mha.training.WIDTH),
+    "train-layers": lambda: str(len(_final()["params"]["layers"])),
+    "train-heads": _heads_text,
     "train-params": _params_count,
     "train-steps": lambda: str(run_data()["steps"]),
     "train-count": lambda: str(COUNT),
-    "train-final-accuracy": lambda: percent(_final()["ablated"][0]),
-    "train-step-90": lambda: str(first_step_above(0.9)),
-    "train-early-step": lambda: str(early_checkpoint()["step"]),
-    "train-early-accuracy": lambda: percent(early_checkpoint()["ablated"][0]),
-    "train-previous-score": lambda: f"{_final()['scores'][0][0]:.2f}",
-    "train-induction-score": lambda: f"{_final()['scores'][1][1]:.2f}",
-    "train-without-previous": lambda: percent(_final()["ablated"][1]),
-    "train-without-induction": lambda: percent(_final()["ablated"][2]),
-    "train-split-first": lambda: f"{follower_weights(SPLIT)[0]:.2f}",
-    "train-split-second": lambda: f"{follower_weights(SPLIT)[1]:.2f}",
-    "train-tilted-first": lambda: f"{follower_weights(TILTED)[0]:.2f}",
-    "train-tilted-second": lambda: f"{follower_weights(TILTED)[1]:.2f}",
-    "train-unique-weight": lambda: f"{follower_weights(UNIQUE)[0]:.2f}",
+    "train-chance": lambda: percent(1 / mha.training.VOCAB),
+    "train-threshold": lambda: str(THRESHOLD),
+    "train-lr-first": lambda: f"{mha.training.learning_rate(0, 2):g}",
+    "train-lr-last": lambda: f"{mha.training.learning_rate(1, 2):g}",
+    "train-repeat-weights": lambda: _copy(REPEAT, "weights"),
+    "train-repeat-p": lambda: _copy(REPEAT, "p"),
+    "train-near-weights": lambda: _copy(NEAR, "weights"),
+    "train-near-verdict": lambda: _copy(NEAR, "verdict"),
 }
 
 FIGURES = {
@@ -432,4 +664,7 @@ FIGURES = {
     "fig-probe": Figure(_build_probe),
     "fig-train-scores": Figure(_build_scores),
     "fig-train-switches": Figure(_build_switches),
+    "fig-probe-weights": Figure(_build_probe_weights),
+    "fig-train-story": Figure(_build_story),
+    "fig-train-copy": Figure(_build_copy),
 }

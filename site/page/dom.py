@@ -18,8 +18,8 @@ import json
 VOID_TAGS = frozenset({"br", "col", "hr", "img", "input", "wbr"})
 SVG_TAGS = frozenset({"svg", "g", "line", "polyline", "path", "rect", "circle", "text", "title", "desc", "tspan"})
 ALLOWED_TAGS = frozenset({
-    "button", "caption", "code", "div", "em", "fieldset", "figcaption", "figure", "h3", "input", "label",
-    "legend", "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
+    "button", "caption", "code", "div", "em", "fieldset", "figcaption", "figure", "h3", "input", "kbd",
+    "label", "legend", "li", "ol", "optgroup", "option", "output", "p", "pre", "select", "small", "span",
     "strong", "table", "tbody", "td", "textarea", "th", "thead", "tr", "ul",
 }) | SVG_TAGS  # an <svg> and everything inside it is drawn in the SVG namespace
 CASED_ATTRIBUTES = frozenset({"viewBox", "preserveAspectRatio"})  # SVG's camel-case names, allowed as written

@@ -6,7 +6,7 @@ Separate from the attention figure's state (page/state.py): nothing here reaches
      "tokens": the probe's sequence (ints 0-5),
      "off": frozenset of (layer, head) switched off,
      "trained": None, or the reader's own model: {"seed", "steps", "params", "measured"}
-                (measured: figures.training.measure()'s {"scores", "ablated"}, or None until measured),
+                (measured: figures.training.measure()'s dict, or None until measured),
      "source": "checkpoint" or "trained": which model the probe and the scores show}
 
 The data of the build-time run (figures.training.run_data(), fetched as training.json) is passed
@@ -53,25 +53,62 @@ def with_reset(state):
     return {**state, "trained": None, "source": "checkpoint"}
 
 
+def with_training_started(state):
+    """Train pressed: the reader's earlier model is dropped, and the build-time run is shown until the new
+    run's first progress (so a Stop before it leaves nothing of a model that is not there)."""
+    return {**state, "trained": None, "source": "checkpoint"}
+
+
 def model(state, data):
-    """(params, measured or None, name) of the model the section shows now; data: the build-time run."""
+    """(params, measured or None, whose) of the model the section shows now; data: the build-time run.
+    whose names it in a sentence: "your run (seed 3, 200 steps)", "the build-time run at step 40"."""
     if state["source"] == "trained" and state["trained"] is not None:
         t = state["trained"]
-        return t["params"], t["measured"], f"Your model (seed {t['seed']}, {t['steps']} steps)"
+        return t["params"], t["measured"], f"your run (seed {t['seed']}, {t['steps']} steps)"
     checkpoint = data["checkpoints"][state["checkpoint"]]
-    return (mha.training.params_from_checkpoint(checkpoint), checkpoint,
-            fig.checkpoint_name(data, state["checkpoint"]))
+    return (mha.training.params_from_checkpoint(checkpoint), checkpoint, fig.run_name(data, state["checkpoint"]))
+
+
+def shown_off(state, params):
+    """The switched-off heads that the shown model has (a switch of a head it lacks is ignored)."""
+    return frozenset(name for name in state["off"] if name in set(fig.head_names(params)))
 
 
 def probe_trees(state, data):
-    """fig-probe's children for the state."""
-    params, _, name = model(state, data)
-    return fig.probe(params, list(state["tokens"]), name)
+    """fig-probe's children for the state: the patterns and guesses with the switched-off heads left out."""
+    params, _, whose = model(state, data)
+    return fig.probe(params, list(state["tokens"]), fig.capitalised(whose), shown_off(state, params))
+
+
+def probe_weights_trees(state, data):
+    """fig-probe-weights' children: the same patterns as tables."""
+    params = model(state, data)[0]
+    return fig.probe_weights(params, list(state["tokens"]), shown_off(state, params))
+
+
+def switches_trees(state, data):
+    """fig-train-switches' children: one switch per head of the shown model."""
+    params = model(state, data)[0]
+    return fig.switches(fig.head_names(params), shown_off(state, params), enabled=True)
 
 
 def scores_trees(state, data):
     """fig-train-scores' children for the state (a sentence while the reader's model is being measured)."""
-    params, measured, name = model(state, data)
+    params, measured, whose = model(state, data)
     if measured is None:
-        return [["p", {"class": "note"}, f"{name}: its scores and ablations are measured when training ends."]]
-    return fig.scores_table(measured, fig.head_names(params), state["off"], name)
+        return [["p", {"class": "note"}, f"{fig.capitalised(whose)}: its scores and accuracy are measured when "
+                                         f"training ends; the patterns and guesses above already leave out a head "
+                                         f"switched off."]]
+    return fig.scores_table(measured, fig.head_names(params), shown_off(state, params), fig.capitalised(whose))
+
+
+def story_trees(state, data):
+    """fig-train-story's children: the sentences about the shown run, from its measurements."""
+    _, measured, whose = model(state, data)
+    return fig.unmeasured(whose) if measured is None else fig.story(fig.describe_run(measured), whose)
+
+
+def copy_trees(state, data):
+    """fig-train-copy's children: the id demo for the shown run."""
+    _, measured, whose = model(state, data)
+    return [] if measured is None else fig.copy_story(fig.describe_run(measured), whose)

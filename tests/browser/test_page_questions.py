@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from conftest import READY_TIMEOUT_MS, WASM, open_page, wait_ready
 
-QUESTIONS = ["recipe", "worked", "exercise", "cross", "sharing", "prompts"]
+QUESTIONS = ["recipe", "worked", "exercise", "cross", "sharing", "prompts", "trained"]
 
 
 def fieldset(page, qid):

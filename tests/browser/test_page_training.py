@@ -73,6 +73,16 @@ def summary(run, index):
             f"held-out accuracy {fig.percent(c['ablated'][0])}")
 
 
+def text_of(node):
+    """A tree's text, as textContent reads the element it draws."""
+    return node if isinstance(node, str) else "".join(text_of(child) for child in node[2:])
+
+
+def shown_name(run, index):
+    """The probe's caption for a build-time checkpoint: "The build-time run (at step 40)"."""
+    return fig.capitalised(fig.run_name(run, index))
+
+
 def label(run, index):
     return f"step {run['checkpoints'][index]['step']} of {run['steps']}"
 
@@ -153,14 +163,14 @@ def test_a_failed_frames_fetch_keeps_the_frame_shown_and_says_so(page, site_url,
     expect(page.locator("#fig-train-frames [data-frame]")).to_have_count(1)
     # The glue's probe followed the slider back (once the section's run is in).
     expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
-    expect(page.locator("#fig-probe caption")).to_contain_text(fig.checkpoint_name(run, LAST))
+    expect(page.locator("#fig-probe caption")).to_have_text(shown_name(run, LAST))
     # A later move tries again: the file is back, so the frames arrive and the message goes.
     page.unroute(FRAMES)
     slider.focus()
     page.keyboard.press("ArrowLeft")
     expect_frame(page, run, LAST - 1)
     expect(error).to_be_hidden()
-    expect(page.locator("#fig-probe caption")).to_contain_text(fig.checkpoint_name(run, LAST - 1))
+    expect(page.locator("#fig-probe caption")).to_have_text(shown_name(run, LAST - 1))
 
 
 # --- loading only when near -----------------------------------------------------------------
@@ -225,7 +235,7 @@ def test_the_probe_follows_the_slider_once_python_is_ready(reader, run):
     index = fig.COUNT - 3
     c = run["checkpoints"][index]
     expect(shown_frame(reader)).to_have_attribute("data-frame", str(index))
-    expect(reader.locator("#fig-probe caption")).to_contain_text(fig.checkpoint_name(run, index))
+    expect(reader.locator("#fig-probe caption")).to_have_text(shown_name(run, index))
     expect(guesses(reader)).to_have_text(expected_guesses(training.params_from_checkpoint(c), fig.SAMPLE))
     expect(reader.locator("#train-accuracy")).to_have_text(
         f"Held-out accuracy with every head on: {fig.percent(c['ablated'][0])}.")
@@ -236,11 +246,13 @@ def test_a_typed_sequence_and_the_presets_are_probed(reader, run):
     reader.locator("#probe-sequence").fill("fa ce")
     expect(guesses(reader)).to_have_text(expected_guesses(params, "FACE"))
     expect(reader.locator("#fig-probe svg.train-map")).to_have_count(2)
-    reader.get_by_role("button", name="A letter seen twice").click()
-    expect(reader.locator("#probe-sequence")).to_have_value(fig.SPLIT)
-    expect(guesses(reader)).to_have_text(expected_guesses(params, fig.SPLIT))
+    reader.get_by_role("button", name="A near-duplicate").click()
+    expect(reader.locator("#probe-sequence")).to_have_value(fig.NEAR)
+    expect(guesses(reader)).to_have_text(expected_guesses(params, fig.NEAR))
     expect(reader.locator("#fig-probe svg.train-map").first).to_have_attribute(
-        "aria-label", f"layer 0 head 0: attention on your sequence {fig.SPLIT}")
+        "aria-label", f"layer 0 head 0: attention on {fig.NEAR}, one cell per query and key")
+    reader.get_by_role("button", name="An exact repeat").click()
+    expect(guesses(reader)).to_have_text(expected_guesses(params, fig.REPEAT))
 
 
 @pytest.mark.parametrize("typed, words", [("ABG", "'G' (letter 3) is not one of the model's tokens"),
@@ -257,22 +269,80 @@ def test_bad_input_in_the_sequence_field_gets_a_sentence_and_the_figure_keeps_it
     expect(reader.locator("#probe-error")).to_be_empty()
 
 
-def test_switching_heads_off_shows_the_precomputed_held_out_accuracy(reader, run):
+def cell_title(page, head, query, key):
+    return page.locator("#fig-probe svg.train-map").nth(head).locator(
+        f'rect[data-q="{query}"][data-k="{key}"] title')
+
+
+def expect_patterns(page, params, text, off):
+    """Every head's cells on text, with the heads in off switched off: the exact weight in each <title> (a
+    sample of cells: the last row, where the induction head's stripe is), and the guesses."""
+    tokens = fig.parse_sequence(text)
+    trace = training.forward(params, tokens, ablate=off)
+    for index, (layer, h) in enumerate(fig.head_names(params)):
+        for key in (0, 5, 6, len(tokens) - 1):
+            expect(cell_title(page, index, len(tokens) - 1, key)).to_have_text(
+                re.compile(rf": {trace.weights[layer][h][-1][key]:.4f}$"))
+    expect(guesses(page)).to_have_text([fig.LETTERS[training.model.argmax(row)] for row in trace.logits])
+
+
+def test_switching_off_each_head_redraws_the_patterns_guesses_scores_and_accuracy(reader, run):
+    """Each head alone, then every head: the probe's patterns and guesses are computed again with the heads off
+    (layer 1's stripe fades when layer 0's previous-token head is off), and the table shows the measured run."""
     final = run["checkpoints"][-1]
+    params = training.params_from_checkpoint(final)
+    names = fig.head_names(params)
     switches = reader.locator("#fig-train-switches")
-    switches.get_by_label("layer 1 head 0").check()
-    expect(reader.locator("#train-accuracy")).to_have_text(
-        f"Held-out accuracy with layer 1 head 0 switched off: {fig.percent(final['ablated'][2])} "
-        f"(every head on: {fig.percent(final['ablated'][0])}).")
-    switches.get_by_label("layer 0 head 0").check()
-    expect(reader.locator("#train-accuracy")).to_contain_text(
-        f"layer 0 head 0, layer 1 head 0 switched off: {fig.percent(final['ablated'][3])}")
-    switches.get_by_label("layer 1 head 0").uncheck()
-    expect(reader.locator("#train-accuracy")).to_contain_text(
-        f"layer 0 head 0 switched off: {fig.percent(final['ablated'][1])}")
-    rows = reader.get_by_role("table", name="head scores").locator("tbody tr")
-    expect(rows.nth(1).locator("td")).to_have_text(
-        [f"{final['scores'][1][0]:.2f}", f"{final['scores'][1][1]:.2f}", fig.percent(final["ablated"][2])])
+    for i, name in enumerate(names):
+        switches.get_by_label(fig.head_label(*name), exact=True).check()
+        expect_patterns(reader, params, fig.SAMPLE, {name})
+        expect(reader.locator("#train-accuracy")).to_have_text(
+            f"Held-out accuracy with {fig.head_label(*name)} switched off: {fig.percent(final['ablated'][1 << i])} "
+            f"(every head on: {fig.percent(final['ablated'][0])}).")
+        rows = reader.get_by_role("table", name="head scores").locator("tbody tr")
+        for j, (prev, ind) in enumerate(final["scores_off"][1 << i]):
+            expect(rows.nth(j).locator("td")).to_have_text(
+                [f"{prev:.2f}", f"{ind:.2f}", fig.percent(final["ablated"][1 << j])])
+        switches.get_by_label(fig.head_label(*name), exact=True).uncheck()
+    expect_patterns(reader, params, fig.SAMPLE, set())
+    for name in names:
+        switches.get_by_label(fig.head_label(*name), exact=True).check()
+    expect_patterns(reader, params, fig.SAMPLE, set(names))
+    expect(reader.locator("#train-accuracy")).to_contain_text(fig.percent(final["ablated"][-1]))
+
+
+def test_each_cells_weight_is_read_on_hover_and_on_keyboard_focus_and_in_the_tables(reader, run):
+    params = training.params_from_checkpoint(run["checkpoints"][-1])
+    weights = training.predict(params, fig.parse_sequence(fig.SAMPLE))["weights"]
+    readout = reader.locator("#fig-probe .train-readout")
+    last_map = reader.locator("#fig-probe svg.train-map").last
+    layer, h = fig.head_names(params)[-1]
+    last_map.locator('rect[data-q="11"][data-k="7"]').hover()
+    expect(readout).to_have_text(re.compile(rf"query 11 \(B\) on key 7 \(C\): {weights[layer][h][11][7]:.4f}$"))
+    last_map.locator('rect[data-q="0"][data-k="0"]').focus()  # the map's one tab stop
+    expect(readout).to_have_text(re.compile(r"query 0 \(B\) on key 0 \(B\): 1\.0000$"))
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight"):
+        reader.keyboard.press(key)
+    expect(readout).to_have_text(re.compile(rf"query 2 \(C\) on key 1 \(E\): {weights[layer][h][2][1]:.4f}$"))
+    focused = reader.evaluate("[document.activeElement.dataset.q, document.activeElement.dataset.k]")
+    assert focused == ["2", "1"]
+    reader.get_by_text("The weights as tables").click()
+    table = reader.get_by_role("table", name=f"{fig.head_label(layer, h)} weights")
+    expect(table.locator("tbody tr").nth(2).locator("td")).to_have_text(
+        [f"{w:.4f}" for w in weights[layer][h][2][:3]] + [""] * 9)
+    reader.get_by_text("The weights as tables").click()
+
+
+def test_the_switch_off_question_is_checked_against_the_measured_answer(reader):
+    from figures import questions
+
+    answer = questions.answers()["trained"]
+    question = reader.locator('[data-question="trained"]')
+    expect(reader.locator("#q-trained-answer")).to_be_empty()  # hidden until Check
+    question.locator(f'input[value="{answer["answer"]}"]').check()
+    question.get_by_role("button", name="Check my answer").click()
+    expect(reader.locator("#q-trained-answer")).to_contain_text(answer["verdicts"][answer["answer"]])
+    expect(reader.locator("#q-trained-answer")).to_contain_text(answer["explanation"])
 
 
 @pytest.mark.parametrize("box, typed, words", [("#train-seed", "abc", "seed: 'abc' is not a whole number"),
@@ -314,13 +384,48 @@ def test_a_stop_during_training_keeps_the_model_so_far_and_the_figure_above_answ
     step = int(re.search(r"Stopped at step (\d+)", status.text_content()).group(1))
     expect(reader.locator("#train-start")).to_be_enabled()
     expect(reader.locator("#train-stop")).to_be_disabled()
-    expect(reader.locator("#fig-probe caption")).to_contain_text(f"Your model (seed 1, {step} steps)")
+    expect(reader.locator("#fig-probe caption")).to_contain_text(f"Your run (seed 1, {step} steps)")
     expect(reader.locator("#fig-train-scores")).to_contain_text("measured when training ends")
+    expect(reader.locator("#fig-train-story")).to_have_text(
+        f"Your run (seed 1, {step} steps) is not measured yet: what it formed is measured on the held-out set "
+        f"when training ends.")
+    # The switches still act on the model as it was at the Stop: its patterns and guesses are computed again.
+    box = reader.locator("#fig-train-switches").get_by_label("layer 0 head 0", exact=True)
+    before = cell_title(reader, -1, 11, 7).text_content()
+    box.check()
+    expect(reader.locator("#fig-probe caption")).to_contain_text("layer 0 head 0 switched off")
+    expect(cell_title(reader, -1, 11, 7)).not_to_have_text(before)
+    box.uncheck()
+    expect(cell_title(reader, -1, 11, 7)).to_have_text(before)
     reader.locator("#train-steps").fill(str(training.STEPS))
     reader.locator("#train-seed").fill("0")
 
 
+def test_a_stop_before_the_first_progress_leaves_the_build_time_run_and_working_switches(reader, run):
+    """The worker's Python takes seconds to start, so a Stop right after Train comes before any step."""
+    reader.locator("#train-seed").fill("4")
+    reader.locator("#train-start").click()
+    expect(reader.locator("#train-live")).to_contain_text("Starting a Python for training")
+    reader.locator("#train-stop").click()
+    expect(reader.locator("#train-status")).to_have_text("Stopped before the first step: back to the build-time run.")
+    expect(reader.locator("#train-live")).to_be_hidden()
+    expect(reader.locator("#train-live")).to_be_empty()
+    expect(reader.locator("#fig-train-frames")).to_be_visible()
+    expect(reader.locator("#train-step")).to_be_enabled()
+    expect(reader.locator("#train-start")).to_be_enabled()
+    expect(reader.locator("#train-stop")).to_be_disabled()
+    final = run["checkpoints"][-1]
+    params = training.params_from_checkpoint(final)
+    expect(reader.locator("#fig-probe caption")).to_have_text("The build-time run")
+    reader.locator("#fig-train-switches").get_by_label("layer 0 head 0", exact=True).check()
+    expect_patterns(reader, params, fig.SAMPLE, {(0, 0)})
+    expect(reader.locator("#train-accuracy")).to_contain_text(fig.percent(final["ablated"][1]))
+    reader.locator("#train-seed").fill("0")
+
+
 def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, run):
+    """30 steps are far too few for the circuit: the sentences about the run must say what it did instead,
+    each number the same as the same run measured here in CPython."""
     steps, seed = 30, 2
     reader.locator("#train-seed").fill(str(seed))
     reader.locator("#train-steps").fill(str(steps))
@@ -328,7 +433,16 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
     expect(reader.locator("#train-status")).to_contain_text(f"Done: {steps} steps", timeout=TRAIN_TIMEOUT_MS)
     params = training.train(seed, steps)  # the same run in CPython (deterministic for a seed)
     measured = fig.measure(params)
-    expect(reader.locator("#fig-train-scores caption")).to_contain_text(f"Your model (seed {seed}, {steps} steps)")
+    facts = fig.describe_run(measured)
+    assert facts["kind"] != "circuit"  # the run this test is about: one that does not form it
+    whose = f"your run (seed {seed}, {steps} steps)"
+    expect(reader.locator("#fig-train-scores caption")).to_contain_text(f"Your run (seed {seed}, {steps} steps)")
+    expect(reader.locator("#fig-train-story")).to_have_text(
+        "".join(text_of(t) for t in fig.story(facts, whose)))
+    expect(reader.locator("#fig-train-copy")).to_have_text("".join(text_of(t) for t in fig.copy_story(facts, whose)))
+    expect(reader.locator("#fig-train-story")).not_to_contain_text("build-time")
+    expect(reader.locator("#train-live .train-summary")).to_contain_text(
+        f"held-out accuracy {fig.percent(measured['ablated'][0])}")
     shown = reader.locator("#train-accuracy").text_content()
     assert float(re.search(r"([\d.]+)%", shown).group(1)) == pytest.approx(100 * measured["ablated"][0], abs=0.2)
     expect(guesses(reader)).to_have_text(expected_guesses(params, fig.SAMPLE))
@@ -339,7 +453,10 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
     expect(reader.locator("#train-live")).to_be_hidden()
     expect(reader.locator("#train-step")).to_be_enabled()
     expect(reader.locator("#fig-train-slider")).to_be_visible()
-    expect(reader.locator("#fig-probe caption")).to_contain_text(fig.checkpoint_name(run, fig.COUNT - 1))
+    expect(reader.locator("#fig-probe caption")).to_have_text("The build-time run")
+    build_facts = fig.describe_run(run["checkpoints"][-1])
+    expect(reader.locator("#fig-train-story")).to_have_text(
+        "".join(text_of(t) for t in fig.story(build_facts, "the build-time run")))
     reader.locator("#train-seed").fill("0")
     reader.locator("#train-steps").fill(str(training.STEPS))
 
