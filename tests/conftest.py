@@ -23,11 +23,14 @@ not change. One head: row 0, 2 vs 1.9, gap 0.05 -> 0.5125; row 1, 1.9 vs 1.82,
 gap 0.04 -> 0.5100 on t0.
 """
 
+import contextlib
+import http.server
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -154,6 +157,36 @@ def site_url(built_site):
     """The built site served like a static host: loopback, a free port, under /lesson/, plain headers."""
     with build.serving(built_site) as url:
         yield url
+
+
+@contextlib.contextmanager
+def another_origin():
+    """A loopback server on another port (another origin): yields (its URL, the paths of the requests it got).
+
+    The security tests let the page and its workers try to reach it; with the CSP nothing ever arrives.
+    """
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.path)
+            self.send_response(200)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+            self.wfile.write(b"leaked")
+
+        do_POST = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 class Guard:

@@ -15,18 +15,16 @@ downloaded, the tests skip, each named with the reason in the summary (conftest.
 "skipped, by name"). On Debian with apt the Firefox is installed, so there they never skip.
 """
 
-import contextlib
-import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 
+from conftest import another_origin
 from scripts import browsers
 
 HERE = Path(__file__).resolve().parent
@@ -75,7 +73,7 @@ def firefox(site_url):
     if missing:
         pytest.fail("the Firefox smoke suite cannot run:\n  " + "\n  ".join(missing), pytrace=False)
     try:
-        with _other_origin() as (other, seen):
+        with another_origin() as (other, seen):
             env = {**os.environ, "MHA_FIREFOX": choice.path, "MHA_OTHER_ORIGIN": other}
             run = subprocess.run(["node", str(SMOKE), site_url], cwd=ROOT, capture_output=True, text=True,
                                  timeout=RUN_TIMEOUT_S, env=env)
@@ -91,30 +89,6 @@ def firefox(site_url):
 
 
 OTHER_ORIGIN_SAW = []  # what the "network" check's other origin received: must stay empty
-
-
-@contextlib.contextmanager
-def _other_origin():
-    """A loopback server on another port (another origin) that records every request reaching it."""
-    seen = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            seen.append(self.path)
-            self.send_response(200)
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def check(firefox, name):

@@ -12,42 +12,20 @@ router (every request of the page and its workers), and its WebSocket router (wh
 does not see).
 """
 
-import http.server
 import re
-import threading
 
 import pytest
 from playwright.sync_api import expect
 
 import build
-from conftest import EXERCISE, READY_TIMEOUT_MS, expect_tables, field, open_page, wait_cells_ready, wait_ready
+from conftest import (EXERCISE, READY_TIMEOUT_MS, another_origin, expect_tables, field, open_page, wait_cells_ready,
+                      wait_ready)
 
 
-def _other_origin():
-    """A loopback server on another port (another origin) that records what reaches it."""
-    seen = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            seen.append(self.path)
-            self.send_response(200)
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.end_headers()
-            self.wfile.write(b"leaked")
-
-        do_POST = do_GET
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    server.shutdown()
-    server.server_close()
-
-
-other_origin = pytest.fixture(_other_origin)
+@pytest.fixture
+def other_origin():
+    with another_origin() as served:
+        yield served
 
 
 def test_built_page_carries_the_policy(built_site):
@@ -160,14 +138,12 @@ class Sent:
 @pytest.fixture(scope="module")
 def refusing(browser, site_url):
     """One page, its cells' Python ready, the other origin up, and the logs: (page, url, seen, sent)."""
-    server = _other_origin()
-    url, seen = next(server)
-    page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
-    sent = Sent(page.context, site_url)  # after the guard: it answers first for every outside address
-    wait_cells_ready(page)
-    yield page, url, seen, sent
-    page.context.close()
-    next(server, None)
+    with another_origin() as (url, seen):
+        page, guard = open_page(browser, site_url, viewport={"width": 1280, "height": 900})
+        sent = Sent(page.context, site_url)  # after the guard: it answers first for every outside address
+        wait_cells_ready(page)
+        yield page, url, seen, sent
+        page.context.close()
     problems = guard.problems([r"Failed to load resource", r"Content Security Policy", r"Refused to"])
     assert not problems, problems
 
