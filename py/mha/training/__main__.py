@@ -9,7 +9,8 @@ import json
 import sys
 import time
 
-from .probes import evaluate, head_report
+from .probes import composition, evaluate, head_report
+from .roles import classify
 from .train import STEPS, train
 
 
@@ -44,8 +45,9 @@ def run(seed, steps):
     params = train(seed, steps)
     seconds = time.perf_counter() - start
     loss, accuracy = evaluate(params)
-    return {"seed": seed, "steps": steps, "seconds": round(seconds, 2), "loss": loss,
-            "accuracy": accuracy, "heads": head_report(params)}
+    heads = head_report(params)
+    return {"seed": seed, "steps": steps, "seconds": round(seconds, 2), "loss": loss, "accuracy": accuracy,
+            "heads": heads, "composition": composition(params), "circuit": classify(heads, accuracy)}
 
 
 def lines(result):
@@ -55,7 +57,23 @@ def lines(result):
     for h in result["heads"]:
         out.append(f"layer {h['layer']} head {h['head']}: previous-token {h['previous_token']:.3f}, "
                    f"induction {h['induction']:.3f}, accuracy with it ablated {h['accuracy_ablated']:.3f}")
+    for c in result["composition"]:
+        out.append(f"layer {c['layer']} head {c['head']}'s induction with layer {c['ablated'][0]} head "
+                   f"{c['ablated'][1]} ablated: {c['induction']:.3f}")
+    out.append(circuit_line(result["circuit"]))
     return out
+
+
+def circuit_line(circuit):
+    """One sentence naming what formed (roles.classify's result)."""
+    def name(pair):
+        return f"layer {pair[0]} head {pair[1]}"
+    if circuit["kind"] == "pair":
+        return (f"circuit: {name(circuit['previous_token_head'])} (previous-token) -> "
+                f"{name(circuit['induction_head'])} (induction)")
+    return (f"circuit: no previous-token -> induction pair; top previous-token "
+            f"{name(circuit['previous_token_head'])} {circuit['previous_token']:.3f}, "
+            f"top induction {name(circuit['induction_head'])} {circuit['induction']:.3f}")
 
 
 def main(argv=None):

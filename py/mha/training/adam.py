@@ -1,15 +1,15 @@
-"""Adam, and the learning rate that decays linearly over a run."""
+"""Adam, and the learning rate that decays linearly over a fixed horizon of steps."""
 
 import math
 
-LEARNING_RATE = (0.03, 0.003)  # at the first step, at the last
+LEARNING_RATE = (0.03, 0.003)  # at the first step, at the horizon's last step and after
 BETAS = (0.9, 0.99)
 EPSILON = 1e-8
 
 
-def learning_rate(step, steps, start=LEARNING_RATE[0], end=LEARNING_RATE[1]):
-    """start at step 0, end at step steps - 1, a straight line between."""
-    return start if steps <= 1 else start + (end - start) * step / (steps - 1)
+def learning_rate(step, horizon, start=LEARNING_RATE[0], end=LEARNING_RATE[1]):
+    """start at step 0, end at step horizon - 1 and every step after it, a straight line between."""
+    return start if horizon <= 1 else start + (end - start) * min(step, horizon - 1) / (horizon - 1)
 
 
 def adam_state(blocks):

@@ -13,9 +13,10 @@ def checkpoint_steps(steps, count):
 
 
 def round_params(params, decimals=DECIMALS):
-    """params with every number rounded to decimals places (the same nested lists and dicts)."""
+    """params with every number rounded to decimals places (the same nested lists and dicts, new ones);
+    decimals None: a copy, every digit kept."""
     def rounded(matrix):
-        return [[round(v, decimals) for v in row] for row in matrix]
+        return [[v if decimals is None else round(v, decimals) for v in row] for row in matrix]
     layers = [[{"qk": rounded(h["qk"]), "ov": rounded(h["ov"])} for h in heads] for heads in params["layers"]]
     return {"layers": layers, "unembed": rounded(params["unembed"])}
 
@@ -23,19 +24,22 @@ def round_params(params, decimals=DECIMALS):
 def checkpoints(seed=0, steps=STEPS, count=20, sequences=None):
     """Train once; returns count dicts {"step", "loss", "accuracy", "params"}, JSON-able.
 
-    step: steps done (1..steps); loss: that step's batch loss; accuracy: held-out
-    accuracy (pinned positions) of the rounded params; params: rounded to 2 decimals.
+    step: steps done (1..steps); loss: that step's batch loss; accuracy: held-out accuracy
+    (pinned positions) of the params as trained, which a fresh run of that many steps reproduces
+    (a shorter run is a prefix: see train.HORIZON); params: rounded to DECIMALS places, but the
+    last checkpoint's, which keep every digit, so its numbers can be recomputed from it exactly.
     """
     wanted = set(checkpoint_steps(steps, count))
     saved = []
 
     def keep(step, loss, params):
         if step + 1 in wanted:
-            rounded = round_params(params)
             saved.append({"step": step + 1, "loss": round(loss, 4),
-                          "accuracy": round(evaluate(rounded, sequences)[1], 4), "params": rounded})
+                          "accuracy": round(evaluate(params, sequences)[1], 4), "params": round_params(params, None)})
 
     train(seed, steps, keep)
+    for checkpoint in saved[:-1]:
+        checkpoint["params"] = round_params(checkpoint["params"])
     return saved
 
 

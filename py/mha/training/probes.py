@@ -3,6 +3,7 @@
 Every score is a mean over the held-out set unless sequences are given.
 """
 
+from ..softmax import softmax
 from .gradients import cross_entropy
 from .model import argmax, forward
 from .task import LENGTH, VOCAB, first_copy_position, held_out, pinned_positions
@@ -48,13 +49,21 @@ def induction_score(weights, n):
     return sum(weights[p][first_copy_position(n, p) + 1] for p in pinned) / len(pinned)
 
 
-def head_scores(params, sequences=None):
-    """Per head, in layer order: {"layer", "head", "previous_token", "induction"}, means over sequences."""
+def head_names(params):
+    """Every head as (layer, head), in layer order: the order of every per-head list here."""
+    return [(layer, head) for layer, heads in enumerate(params["layers"]) for head in range(len(heads))]
+
+
+def head_scores(params, sequences=None, ablate=()):
+    """Per head, in layer order: {"layer", "head", "previous_token", "induction"}, means over sequences.
+
+    ablate: (layer, head) pairs switched off (see forward): the later layers' scores change with them.
+    """
     sequences = held_out() if sequences is None else sequences
-    heads = [(layer, head) for layer, count in enumerate(params["layers"]) for head in range(len(count))]
+    heads = head_names(params)
     sums = {key: [0.0, 0.0] for key in heads}
     for tokens, n in sequences:
-        weights = forward(params, tokens).weights
+        weights = forward(params, tokens, ablate).weights
         for layer, head in heads:
             sums[layer, head][0] += previous_token_score(weights[layer][head])
             sums[layer, head][1] += induction_score(weights[layer][head], n)
@@ -71,16 +80,46 @@ def head_report(params, sequences=None):
     return report
 
 
-def predict(params, tokens):
-    """Every head's pattern and the predicted next token, for one sequence of 1..12 tokens in 0..5.
+def composition(params, sequences=None):
+    """How each later head leans on the earlier ones: for every head of layer >= 1 and every head of an
+    earlier layer, the later head's induction score with that earlier head switched off.
 
-    Returns {"weights": [layer][head] n x n softmax rows, "predictions": n ints (position i's guess
-    for token i + 1)}. Raises ValueError for a sequence the model cannot read.
+    Returns [{"layer", "head", "ablated": [layer, head], "induction"}, ...], later head by later head.
+    """
+    sequences = held_out() if sequences is None else sequences
+    names = head_names(params)
+    rows = []
+    for earlier in names:
+        later = [name for name in names if name[0] > earlier[0]]
+        if later:
+            scores = {(s["layer"], s["head"]): s["induction"] for s in head_scores(params, sequences, {earlier})}
+            rows += [{"layer": layer, "head": head, "ablated": list(earlier), "induction": scores[layer, head]}
+                     for layer, head in later]
+    return sorted(rows, key=lambda r: (r["layer"], r["head"], r["ablated"]))
+
+
+def check_ablate(params, ablate):
+    """ablate as a frozenset of (layer, head) pairs of params' heads, or ValueError naming the one that is not."""
+    names = head_names(params)
+    for pair in ablate:
+        if tuple(pair) not in names:
+            raise ValueError(f"head {pair!r} does not exist: the heads are {names}")
+    return frozenset(tuple(pair) for pair in ablate)
+
+
+def predict(params, tokens, ablate=frozenset()):
+    """Every head's pattern and the model's guesses, for one sequence of 1..12 tokens in 0..5.
+
+    ablate: (layer, head) pairs switched off (see forward): the later layers' patterns change with them.
+    Returns {"weights": [layer][head] n x n softmax rows, "probabilities": n rows of 6 (softmax of the
+    logits: position i's distribution over token i + 1), "predictions": n ints (position i's guess
+    for token i + 1)}. Raises ValueError for a sequence the model cannot read or a head it lacks.
     """
     if not 1 <= len(tokens) <= LENGTH:
         raise ValueError(f"a sequence has 1 to {LENGTH} tokens, got {len(tokens)}")
     for i, t in enumerate(tokens):
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < VOCAB:
             raise ValueError(f"token {i} must be a whole number from 0 to {VOCAB - 1}, got {t!r}")
-    trace = forward(params, tokens)
-    return {"weights": trace.weights, "predictions": [argmax(row) for row in trace.logits]}
+    trace = forward(params, tokens, check_ablate(params, ablate))
+    return {"weights": trace.weights, "probabilities": [softmax(row) for row in trace.logits],
+            "predictions": [argmax(row) for row in trace.logits]}

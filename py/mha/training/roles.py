@@ -1,0 +1,36 @@
+"""What formed in a trained run, named from its measurements: the function a page's prose is built from.
+
+classify(report, accuracy) reads head_report()'s rows and the held-out accuracy and returns plain
+JSON-able data: which head has the top previous-token score, which the top induction score, and
+whether they form a previous-token -> induction pair (the first in an earlier layer, both scores
+over their thresholds). Anything else is "other": the run found some other way, or none.
+"""
+
+PREVIOUS_TOKEN_MIN = 0.4  # uniform causal attention scores 0.19; see bench/training_seeds.py's results
+INDUCTION_MIN = 0.5       # uniform attention puts about 0.12 on the answer; a pair's head scores >= 0.9
+LEARNED_MIN = 0.9         # held-out accuracy that counts as learned; chance is 1/6
+
+
+def top(report, key):
+    """The row of report with the largest key (the first, on a tie)."""
+    return max(report, key=lambda row: row[key])
+
+
+def classify(report, accuracy):
+    """A run's circuit from its head_report() rows and held-out accuracy, as JSON-able data:
+
+    {"kind": "pair" or "other", "learned": accuracy >= LEARNED_MIN, "accuracy",
+     "previous_token_head": [layer, head], "previous_token": its score,
+     "induction_head": [layer, head], "induction": its score,
+     "without_previous_token", "without_induction": accuracy with that head switched off}.
+    A pair: the top previous-token head sits in an earlier layer than the top induction head,
+    and their scores reach PREVIOUS_TOKEN_MIN and INDUCTION_MIN.
+    """
+    prev, ind = top(report, "previous_token"), top(report, "induction")
+    pair = (prev["layer"] < ind["layer"] and prev["previous_token"] >= PREVIOUS_TOKEN_MIN
+            and ind["induction"] >= INDUCTION_MIN)
+    return {"kind": "pair" if pair else "other", "learned": accuracy >= LEARNED_MIN, "accuracy": accuracy,
+            "previous_token_head": [prev["layer"], prev["head"]], "previous_token": prev["previous_token"],
+            "induction_head": [ind["layer"], ind["head"]], "induction": ind["induction"],
+            "without_previous_token": prev.get("accuracy_ablated"),
+            "without_induction": ind.get("accuracy_ablated")}
