@@ -236,10 +236,12 @@ def test_the_learning_rate_falls_over_a_fixed_horizon_then_stays():
 
 
 def test_a_shorter_run_is_the_start_of_the_default_run():
-    """With the decay over a fixed horizon, the first 30 steps of a 60-step run are a 30-step run."""
+    """With the decay over a fixed horizon of 60, a 30-step run is the first 30 steps of the 60-step run;
+    over its own length (the default), it is not."""
     seen = {}
     train(seed=2, steps=60, callback=lambda step, loss, params: seen.update({step: json.dumps(params)}))
-    assert json.dumps(train(seed=2, steps=30)) == seen[29]
+    assert json.dumps(train(seed=2, steps=30, horizon=60)) == seen[29]
+    assert json.dumps(train(seed=2, steps=30)) != seen[29]
 
 
 # --- training -----------------------------------------------------------------------------------
@@ -309,17 +311,17 @@ def test_accuracy_survives_rounding_params_to_two_decimals():
 
 def test_checkpoints_are_small_json_that_turn_back_into_params():
     """Every checkpoint but the last is rounded to 2 decimals (small); the last keeps every digit, so its
-    accuracy is recomputed from the JSON exactly, and each one's accuracy is that of a fresh run that long."""
+    accuracy is recomputed from the JSON exactly; each one is a fresh run that long with horizon=20."""
     saved = checkpoints(seed=0, steps=20, count=4)
     assert [c["step"] for c in saved] == [5, 10, 15, 20]
     text = json.dumps(saved[:-1])
     assert len(gzip.compress(text.encode())) < 3 * 2 * count_params(saved[0]["params"])  # ~1.5 bytes a number
     back = json.loads(json.dumps(saved))
-    assert params_from_checkpoint(back[0]) == round_params(train(seed=0, steps=5))
+    assert params_from_checkpoint(back[0]) == round_params(train(seed=0, steps=5, horizon=20))
     params = params_from_checkpoint(back[-1])
     assert params == train(seed=0, steps=20)
     assert round(evaluate(params)[1], 4) == saved[-1]["accuracy"]
-    assert round(evaluate(train(seed=0, steps=10))[1], 4) == saved[1]["accuracy"]
+    assert round(evaluate(train(seed=0, steps=10, horizon=20))[1], 4) == saved[1]["accuracy"]
 
 
 # --- the command line ---------------------------------------------------------------------------

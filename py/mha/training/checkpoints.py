@@ -25,8 +25,8 @@ def checkpoints(seed=0, steps=STEPS, count=20, sequences=None):
     """Train once; returns count dicts {"step", "loss", "accuracy", "params"}, JSON-able.
 
     step: steps done (1..steps); loss: that step's batch loss; accuracy: held-out accuracy
-    (pinned positions) of the params as trained, which a fresh run of that many steps reproduces
-    (a shorter run is a prefix: see train.HORIZON); params: rounded to DECIMALS places, but the
+    (pinned positions) of the params as trained (a fresh run of that many steps with horizon=steps
+    reproduces it: see train.HORIZON); params: rounded to DECIMALS places, but the
     last checkpoint's, which keep every digit, so its numbers can be recomputed from it exactly.
     """
     wanted = set(checkpoint_steps(steps, count))
