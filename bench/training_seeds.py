@@ -3,6 +3,7 @@
     .venv/bin/python bench/training_seeds.py sweep NAME [FIRST LAST]   # seeds FIRST..LAST (default 0 29)
     .venv/bin/python bench/training_seeds.py speed [NAME ...]           # step time, and seed 0's time to 95%
     .venv/bin/python bench/training_seeds.py table [NAME ...]           # the table from the saved results
+    .venv/bin/python bench/training_seeds.py site NAME                  # the page's many-seed figure's data
 
 Every seed runs in this one process, one after another (one core: the machine is shared). Each
 seed's result is saved as soon as it is measured into bench/results/training_seeds.json, so a sweep
@@ -22,6 +23,7 @@ sys.path.insert(0, str(ROOT / "py"))
 from mha.training import LEARNED_MIN as LEARNED, accuracy, classify, composition, head_report, train  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "training_seeds.json"
+SITE_FILE = ROOT / "site" / "figures" / "training_seeds.json"  # read by site/figures/seeds.py at build time
 
 # name: train()'s keyword arguments. "old" is the defaults before several heads per layer.
 SETTINGS = {
@@ -99,6 +101,24 @@ def spread(name, seeds):
             print(f"{name}: top {key} score of the {'learned' if learned else 'not learned'} seeds: {tops}")
 
 
+def site(name):
+    """Write SITE_FILE: the setting and, per seed in order, its accuracy and classify() (today's thresholds)."""
+    setting, seeds = load()[name]["setting"], load()[name]["seeds"]
+    rows = []
+    for seed in sorted(seeds, key=int):
+        row = seeds[seed]
+        verdict = classify(row["heads"], row["accuracy"])
+        rows.append({"seed": int(seed), "accuracy": round(row["accuracy"], 4), "learned": verdict["learned"],
+                     "kind": verdict["kind"], "induction_head": verdict["induction_head"],
+                     "induction": round(verdict["induction"], 4),
+                     "previous_token_head": verdict["previous_token_head"],
+                     "previous_token": round(verdict["previous_token"], 4)})
+    assert [r["seed"] for r in rows] == list(range(len(rows))), "the sweep has gaps: run it to the end first"
+    lines = ",\n".join(json.dumps(row) for row in rows)  # one seed a line: a diff shows which seed moved
+    SITE_FILE.write_text(f'{{"setting": {json.dumps(setting)},\n"seeds": [\n{lines}\n]}}\n')
+    print(f"wrote {SITE_FILE.relative_to(ROOT)}: seeds 0-{len(rows) - 1}")
+
+
 def step_time(setting, steps=30):
     start = time.perf_counter()
     train(0, steps, **{k: v for k, v in setting.items() if k != "steps"})
@@ -144,5 +164,7 @@ if __name__ == "__main__":
         sweep(rest[0], *map(int, rest[1:3]))
     elif command == "speed":
         speed(rest)
+    elif command == "site":
+        site(rest[0])
     else:
         table(rest)

@@ -1,0 +1,111 @@
+"""Section 7's many-seed figure: what a hundred training runs formed, at the page's settings.
+
+The data is bench/training_seeds.py's sweep, written by its `site` command into SEEDS_FILE (a
+benchmark takes minutes a seed: the build only reads it). Per seed: held-out accuracy and
+mha.training.classify()'s verdict ("pair": a previous-token head feeding an induction head of a
+later layer; "other": something else). tests/unit/test_seeds.py trains a seed again and checks
+the file still says what the model does.
+"""
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from figures.registry import Figure
+from page.dom import classes
+
+SEEDS_FILE = Path(__file__).resolve().parent / "training_seeds.json"
+WIDTH, HEIGHT = 400, 150        # viewBox units
+LEFT, RIGHT, TOP, BOTTOM = 34, 8, 8, 26
+CHANCE = 1 / 6                  # six tokens: a blind guess is right one time in six
+KINDS = {"pair": "previous-token head, then induction head", "other": "learned another way",
+         "stalled": "stalled below 90%"}
+
+
+@lru_cache(maxsize=1)
+def sweep():
+    """{"setting": train()'s settings, "seeds": [{"seed", "accuracy", "kind", ...}, ...]} from SEEDS_FILE."""
+    return json.loads(SEEDS_FILE.read_text())
+
+
+def kind(row):
+    """'pair', 'other' (learned, no pair) or 'stalled' (held-out accuracy under the learned line)."""
+    return "stalled" if not row["learned"] else row["kind"]
+
+
+def counts(rows):
+    """{kind: how many seeds} over KINDS, in KINDS' order."""
+    return {k: sum(1 for row in rows if kind(row) == k) for k in KINDS}
+
+
+def _x(i, n):
+    return LEFT + (WIDTH - LEFT - RIGHT) * (i + 0.5) / n
+
+
+def _y(accuracy):
+    return TOP + (HEIGHT - TOP - BOTTOM) * (1 - accuracy)
+
+
+def _describe(row):
+    """'seed 22: 99.6% held-out; strongest induction head layer 1 head 0 (0.63)': a dot's title."""
+    layer, head = row["induction_head"]
+    return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {KINDS[kind(row)]}; strongest induction "
+            f"head: layer {layer} head {head} ({row['induction']:.2f})")
+
+
+def chart(rows):
+    """<svg>: one dot per seed (x: the seed, y: held-out accuracy), its shape and colour its kind."""
+    n = len(rows)
+    lines = [["line", {"class": "grid", "x1": LEFT, "x2": WIDTH - RIGHT, "y1": round(_y(a), 1), "y2": round(_y(a), 1)}]
+             for a in (1.0, 0.9, 0.5, CHANCE)]
+    labels = [["text", {"class": "tick", "x": LEFT - 4, "y": round(_y(a) + 3, 1), "text-anchor": "end"}, text]
+              for a, text in ((1.0, "100%"), (0.9, "90%"), (0.5, "50%"), (CHANCE, "chance"))]
+    dots = [["circle", {**classes("seed-dot", f"seed-{kind(row)}"), "cx": round(_x(i, n), 1),
+                        "cy": round(_y(row["accuracy"]), 1), "r": 2.6}, ["title", {}, _describe(row)]]
+            for i, row in enumerate(rows)]
+    axis = ["text", {"class": "axis-title", "x": (LEFT + WIDTH - RIGHT) / 2, "y": HEIGHT - 6,
+                     "text-anchor": "middle"}, f"seed 0 to {n - 1}, each trained {sweep()['setting']['steps']} steps"]
+    return ["svg", {"viewBox": f"0 0 {WIDTH} {HEIGHT}", "class": "seeds-chart", "role": "img",
+                    "aria-labelledby": "seeds-chart-title"},
+            ["title", {"id": "seeds-chart-title"}, summary(rows)], *lines, *labels, *dots, axis]
+
+
+def table(rows):
+    """The chart's numbers for screen readers and for checking: each kind's count and its seeds."""
+    body = [["tr", {}, ["th", {"scope": "row"}, KINDS[k]], ["td", {}, str(count)],
+             ["td", {}, ", ".join(str(row["seed"]) for row in rows if kind(row) == k) if k != "pair" else "the rest"]]
+            for k, count in counts(rows).items()]
+    return ["table", {"class": "figure-table seeds-table", "aria-label": "what each seed formed"},
+            ["thead", {}, ["tr", {}, ["th", {"scope": "col"}, "what formed"], ["th", {"scope": "col"}, "seeds"],
+                           ["th", {"scope": "col"}, "which"]]],
+            ["tbody", {}, *body]]
+
+
+def summary(rows):
+    """One sentence: how many seeds learned, how many formed the pair."""
+    c, n = counts(rows), len(rows)
+    return (f"{n - c['stalled']} of {n} seeds reach 90% held-out accuracy; {c['pair']} of them form a "
+            f"previous-token head feeding an induction head of a later layer.")
+
+
+def try_seed(rows):
+    """A seed that learned without the pair, and what it did instead, for the reader to train."""
+    other = [row for row in rows if kind(row) == "other"]
+    if not other:
+        return "Every seed that learned formed the pair at these settings."
+    row = other[0]
+    layer, head = row["induction_head"]
+    return (f"Seed {row['seed']} learns ({row['accuracy']:.1%} held-out) without one: its strongest induction "
+            f"head, layer {layer} head {head}, scores only {row['induction']:.2f}. Train it above.")
+
+
+def figure(rows):
+    """The chart and its caption (the table sits in the section's <details>, fig-seeds-table)."""
+    return ["figure", {"class": "seeds-figure"}, chart(rows), ["figcaption", {}, summary(rows), " ", try_seed(rows)]]
+
+
+FIGURES = {  # static: drawn at build time only (the sweep does not change with any control)
+    "fig-seeds": Figure(lambda s, v, b: [figure(sweep()["seeds"])]),
+    "fig-seeds-table": Figure(lambda s, v, b: [table(sweep()["seeds"])]),
+}
+PROSE = {}
