@@ -39,11 +39,14 @@ REPEAT = "FACEACBA"         # A seen twice, followed by C both times: an exact r
 NEAR = "FACEADBA"           # A followed once by C, once by D: a near-duplicate that diverges
 MAX_SEED = 999_999
 MAX_STEPS = 3000            # about two minutes in the page's worker
-CACHE_VERSION = "3"         # bump when run_data()'s content changes shape
+CACHE_VERSION = "4"         # bump when run_data()'s content changes shape
 EVERY = 10                  # the worker reports every EVERY steps
 QUICK = 32                  # held-out sequences of the worker's progress accuracy (an attribute, not shown)
-THRESHOLD = 0.4             # a head is named for a pattern when its mean weight there reaches this
-LEARNED = 0.9               # held-out accuracy at which a run has learned the task
+# What names a head and what counts as learned: mha.training.classify()'s, so the story of a run and the
+# many-seed figure (figures/seeds.py) judge every run alike.
+PREVIOUS_MIN = mha.training.PREVIOUS_TOKEN_MIN  # a previous-token head's score reaches this
+INDUCTION_MIN = mha.training.INDUCTION_MIN      # an induction head's
+LEARNED = mha.training.LEARNED_MIN              # held-out accuracy at which a run has learned the task
 FRAMES_FILE = "training-frames.json"  # the checkpoint frames the page does not carry (boot.js fetches it)
 
 
@@ -175,14 +178,13 @@ def _compute(seed, count):
 
     def keep(step, loss, params):
         losses.append(round(loss, 3))
-        if step + 1 in wanted:
-            saved.append({"step": step + 1, "params": training.round_params(params)})
+        if step + 1 in wanted:  # measured as trained, not rounded: a reader's run of this seed shows the same
+            last = step + 1 == steps  # every set of heads switched off at the last one; each head alone before it
+            exact = training.round_params(params, None)  # a copy: Adam goes on changing params
+            saved.append({"step": step + 1, "params": exact if last else training.round_params(params),
+                          **measure(exact, masks=None if last else single_masks(head_names(exact)))})
 
     training.train(seed, steps, keep)
-    for checkpoint in saved:  # every set of heads switched off at the last one; each head alone before it
-        params = training.params_from_checkpoint(checkpoint)
-        last = checkpoint is saved[-1]
-        checkpoint.update(measure(params, masks=None if last else single_masks(head_names(params))))
     return {"seed": seed, "steps": steps, "losses": losses, "checkpoints": saved}
 
 
@@ -202,7 +204,8 @@ def _cache_path(seed, count):
 @functools.cache
 def run_data(seed=SEED, count=COUNT):
     """The build-time run: {"seed", "steps", "losses": every step's batch loss, "checkpoints": [{"step",
-    "params" (rounded), "scores", "ablated"}]} (see measure). Build time only: a few seconds of training."""
+    "params" (rounded, but the last checkpoint's, which keep every digit), "scores", "ablated"}]} (see measure),
+    measured as trained, so a reader who trains the same seed sees the same numbers. Build time only."""
     path = _cache_path(seed, count)
     if path is not None and path.is_file():
         return json.loads(path.read_text())
@@ -475,28 +478,30 @@ def capitalised(whose):
 def describe_run(measured):
     """The facts of a measured run (measure()'s dict), for the sentences that describe it:
     {"accuracy", "top_previous": (name, score), "top_induction": (name, score), "named": heads whose previous-token
-     or induction score reaches THRESHOLD, as (name, "previous-token" | "induction"), "kind": "circuit" (a
-     previous-token head >= THRESHOLD in an earlier layer than an induction head >= THRESHOLD), "stalled"
-     (accuracy below LEARNED), "early" (the top induction head, >= THRESHOLD, sits in layer 0) or "other";
+     or induction score reaches PREVIOUS_MIN or INDUCTION_MIN, as (name, "previous-token" | "induction"),
+     "kind": "circuit" (mha.training.classify finds its pair), "stalled" (accuracy below LEARNED), "early" (the
+     top induction head, >= INDUCTION_MIN, sits in layer 0) or "other";
      "pair": ((previous-token head, its score), (induction head, its score)) of the circuit, or None (the rules
      are tried in that order); "partner_off": the induction head's induction score with its partner switched off,
      or None; "without": [(name, accuracy with it alone off)];
      "copy": {text: (weights, guess letter, p)} for REPEAT and NEAR, "copy_head": the head those weights are of}.
 
-    One function, so that a classification from mha.training can replace the rules here."""
+    The circuit is mha.training.classify()'s verdict, on the same measurements."""
     names = [tuple(n) for n in measured["heads"]]
     scores = list(zip(names, measured["scores"]))
     accuracy = measured["ablated"][0]
     prev_i, prev = top_head(scores, 0)
     ind_i, ind = top_head(scores, 1)
-    named = [(name, role) for name, s in scores for role, v in (("previous-token", s[0]), ("induction", s[1]))
-             if v >= THRESHOLD]
+    named = [(name, role) for name, s in scores
+             for role, v, least in (("previous-token", s[0], PREVIOUS_MIN), ("induction", s[1], INDUCTION_MIN))
+             if v >= least]
+    report = [{"layer": name[0], "head": name[1], "previous_token": s[0], "induction": s[1]} for name, s in scores]
+    verdict = mha.training.classify(report, accuracy)
     pair = partner_off = None
-    earlier = top_head(scores, 0, range(names[ind_i][0])) if ind >= THRESHOLD else None
-    if earlier is not None and earlier[1] >= THRESHOLD:
-        pair = ((names[earlier[0]], earlier[1]), (names[ind_i], ind))
-        partner_off = measured["scores_off"][1 << earlier[0]][ind_i][1]
-    kind = ("circuit" if pair else "early" if ind >= THRESHOLD and names[ind_i][0] == 0 else
+    if verdict["kind"] == "pair":
+        pair = ((names[prev_i], prev), (names[ind_i], ind))
+        partner_off = measured["scores_off"][1 << prev_i][ind_i][1]
+    kind = ("circuit" if pair else "early" if ind >= INDUCTION_MIN and names[ind_i][0] == 0 else
             "stalled" if accuracy < LEARNED else "other")
     copy = measured["copy"]
     return {"accuracy": accuracy, "top_previous": (names[prev_i], prev), "top_induction": (names[ind_i], ind),
@@ -519,19 +524,18 @@ def story(facts, whose):
              f"score: {head_label(*p_name)}'s, {score(p)}; top induction score: {head_label(*i_name)}'s, {score(i)}.")
     kind = facts["kind"]
     if kind == "circuit":
-        (a, a_score), (b, _) = facts["pair"]  # what switching a off does to b is section 7's question: not here
-        feeder = ("Both pass" if a == p_name else
-                  f"It and {head_label(*a)}, {score(a_score)} on previous-token, both pass")
-        second = f"{feeder} {THRESHOLD}, layer {a[0]} before layer {b[0]}: it formed the circuit."
+        (a, _), (b, _) = facts["pair"]  # what switching a off does to b is section 7's question: not here
+        second = (f"Both pass their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}), layer {a[0]} before layer {b[0]}: "
+                  f"it formed the circuit.")
     elif kind == "early":
         second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
                   f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")
     elif kind == "stalled":
-        second = (f"No head passes {THRESHOLD} on induction, and it stalled below {percent(LEARNED)}: it never "
-                  f"formed the circuit.")
+        second = (f"No head pairs up as the circuit, and it stalled below {percent(LEARNED)}.")
     else:
-        second = (f"No head pairs up as the circuit (a previous-token head, then an induction head, both at "
-                  f"{THRESHOLD} or more): the work is spread over heads that these two scores do not name.")
+        second = (f"No head pairs up as the circuit (a previous-token head at {PREVIOUS_MIN} or more, then an "
+                  f"induction head at {INDUCTION_MIN} or more): the work is spread over heads that these two "
+                  f"scores do not name.")
     without = "; ".join(f"{head_label(*name)} {percent(acc)}" for name, acc in facts["without"])
     return [["p", {}, first, " ", second, f" Accuracy with one head off: {without}."]]
 
@@ -649,7 +653,8 @@ PROSE = {
     "train-steps": lambda: str(run_data()["steps"]),
     "train-count": lambda: str(COUNT),
     "train-chance": lambda: percent(1 / mha.training.VOCAB),
-    "train-threshold": lambda: str(THRESHOLD),
+    "train-threshold-previous": lambda: str(PREVIOUS_MIN),
+    "train-threshold-induction": lambda: str(INDUCTION_MIN),
     "train-lr-first": lambda: f"{mha.training.learning_rate(0, 2):g}",
     "train-lr-last": lambda: f"{mha.training.learning_rate(1, 2):g}",
     "train-repeat-weights": lambda: _copy(REPEAT, "weights"),

@@ -163,7 +163,7 @@ def fake(scores, ablated, partner=None):
 
 
 def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
-    """Layer 0 head 1 scores 0.62 previous-token, layer 1 head 0 0.97 induction: both >= 0.4, in layer order.
+    """Layer 0 head 1 scores 0.62 previous-token (>= 0.4), layer 1 head 0 0.97 induction (>= 0.8), in layer order.
     Switching off layer 0 head 1 (mask 2) takes layer 1 head 0's induction score to 0.19."""
     measured = fake([[0.2, 0.03], [0.62, 0.03], [0.15, 0.97], [0.3, 0.1]], [1.0, 0.98, 0.30, 0.27, 0.99],
                     partner=(2, 2, 0.19))
@@ -174,7 +174,8 @@ def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
     story = text(fig.story(facts, "the build-time run")[0])
     assert story.startswith("The build-time run reaches 100.0% held-out. Top previous-token score: layer 0 "
                             "head 1's, 0.62; top induction score: layer 1 head 0's, 0.97.")
-    assert "layer 1 head 0's, 0.97. Both pass 0.4, layer 0 before layer 1: it formed the circuit." in story
+    assert ("layer 1 head 0's, 0.97. Both pass their lines (0.4 and 0.8), layer 0 before layer 1: it formed the "
+            "circuit.") in story
     assert "induction score falls" not in story  # the answer to section 7's question waits for its Check
     assert "layer 0 head 0 98.0%; layer 0 head 1 30.0%; layer 1 head 0 27.0%; layer 1 head 1 99.0%" in story
     copy = text(fig.copy_story(facts, "the build-time run")[0])
@@ -192,12 +193,12 @@ def test_a_near_duplicate_that_is_no_coin_toss_says_which_continuation_won():
 
 
 def test_a_run_whose_induction_job_sits_in_layer_0_says_so():
-    """Like seed 12 in issue 22: layer 0 scores 0.42 on induction, layer 1 0.02; 88.3% held-out."""
-    measured = fake([[0.3, 0.42], [0.25, 0.1], [0.2, 0.02], [0.2, 0.01]], [0.883, 0.2, 0.8, 0.88, 0.88])
+    """Layer 0 head 0 scores 0.85 on induction (>= 0.8), layer 1 0.02: the job sits in layer 0; 95.3% held-out."""
+    measured = fake([[0.3, 0.85], [0.25, 0.1], [0.2, 0.02], [0.2, 0.01]], [0.953, 0.2, 0.8, 0.88, 0.88])
     facts = fig.describe_run(measured)
-    assert facts["kind"] == "early" and facts["pair"] is None and facts["top_induction"] == ((0, 0), 0.42)
+    assert facts["kind"] == "early" and facts["pair"] is None and facts["top_induction"] == ((0, 0), 0.85)
     story = text(fig.story(facts, "your run (seed 12, 800 steps)")[0])
-    assert story.startswith("Your run (seed 12, 800 steps) reaches 88.3%")
+    assert story.startswith("Your run (seed 12, 800 steps) reaches 95.3%")
     assert "no induction head formed after a previous-token head: layer 0 head 0 does an induction-like job" in story
     assert "formed the circuit" not in story
 
@@ -207,7 +208,7 @@ def test_a_run_that_stalls_says_it_never_formed_the_circuit():
     facts = fig.describe_run(measured)
     assert facts["kind"] == "stalled" and facts["named"] == []
     story = text(fig.story(facts, "your run")[0])
-    assert "No head passes 0.4 on induction, and it stalled below 90.0%: it never formed the circuit." in story
+    assert "No head pairs up as the circuit, and it stalled below 90.0%." in story
 
 
 def test_a_run_that_learns_without_a_named_pair_says_the_work_is_spread():
@@ -244,11 +245,13 @@ def test_an_earlier_checkpoint_keeps_each_head_alone_off_and_says_so_for_other_s
     assert text(note[0]).endswith("leave out layer 0 head 0, layer 1 head 1.")
 
 
-def test_a_circuit_whose_feeder_is_not_the_top_previous_token_head_names_it():
-    """The top previous-token head is layer 1 head 1 (0.8), after the induction head's layer; the feeder is
-    layer 0 head 0 (0.5), the best in an earlier layer: the sentence names it with its own score."""
+def test_the_verdict_is_classifys_so_the_story_and_the_seed_figure_agree():
+    """The top previous-token head is layer 1 head 1 (0.8), in the induction head's own layer: mha.training.classify
+    calls that no pair (whatever layer 0 head 0's 0.5 might feed), and the story says the same."""
     measured = fake([[0.5, 0.1], [0.1, 0.1], [0.2, 0.9], [0.8, 0.1]], [0.99, 0.3, 0.9, 0.4, 0.9], partner=(1, 2, 0.2))
     facts = fig.describe_run(measured)
-    assert facts["pair"] == (((0, 0), 0.5), ((1, 0), 0.9))
-    story = text(fig.story(facts, "your run")[0])
-    assert "It and layer 0 head 0, 0.50 on previous-token, both pass 0.4, layer 0 before layer 1" in story
+    report = [{"layer": layer, "head": head, "previous_token": p, "induction": i}
+              for (layer, head), (p, i) in zip([(0, 0), (0, 1), (1, 0), (1, 1)], measured["scores"])]
+    assert training.classify(report, 0.99)["kind"] == "other"
+    assert facts["pair"] is None and facts["kind"] == "other"
+    assert "No head pairs up as the circuit" in text(fig.story(facts, "your run")[0])
