@@ -53,3 +53,9 @@ def test_readme_bench_table_states_every_target_bench_page_sets():
 def test_readme_stays_short():
     lines = len(README.read_text().splitlines())
     assert lines < MAX_LINES, f"README.md has {lines} lines; move what was tried to bench/NOTES.md"
+
+
+def test_the_bench_notes_stay_short_and_keep_no_round_by_round_diary():
+    notes = (Path(__file__).resolve().parents[2] / "bench" / "NOTES.md").read_text()
+    assert len(notes.splitlines()) <= 100
+    assert not re.search(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth) round\b", notes, re.I)
