@@ -423,6 +423,25 @@ def test_a_stop_before_the_first_progress_leaves_the_build_time_run_and_working_
     reader.locator("#train-seed").fill("0")
 
 
+def test_a_stop_while_the_run_is_measured_keeps_the_trained_model_unmeasured(reader):
+    """Measuring every set of heads switched off takes the worker seconds after the last step: a Stop then ends
+    the worker, keeps the model of the last progress report, and says it is not measured."""
+    reader.locator("#train-seed").fill("5")
+    reader.locator("#train-steps").fill("20")
+    reader.locator("#train-start").click()
+    expect(reader.locator("#train-status")).to_contain_text("Measuring its heads", timeout=TRAIN_TIMEOUT_MS)
+    reader.locator("#train-stop").click()
+    expect(reader.locator("#train-status")).to_contain_text("Stopped at step 20.")
+    expect(reader.locator("#train-start")).to_be_enabled()
+    expect(reader.locator("#train-stop")).to_be_disabled()
+    expect(reader.locator("#fig-probe caption")).to_contain_text("Your model (seed 5, 20 steps)")
+    expect(reader.locator("#fig-train-scores")).to_contain_text("measured when training ends")
+    reader.locator("#train-reset").click()
+    expect(reader.locator("#train-status")).to_have_text("Back to the build-time run.")
+    reader.locator("#train-steps").fill(str(training.STEPS))
+    reader.locator("#train-seed").fill("0")
+
+
 def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, run):
     """30 steps are far too few for the circuit: the sentences about the run must say what it did instead,
     each number the same as the same run measured here in CPython."""
