@@ -12,7 +12,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from figures.registry import Figure
-from page.dom import classes
 
 SEEDS_FILE = Path(__file__).resolve().parent / "training_seeds.json"
 WIDTH, HEIGHT = 400, 150        # viewBox units
@@ -46,11 +45,14 @@ def _y(accuracy):
     return TOP + (HEIGHT - TOP - BOTTOM) * (1 - accuracy)
 
 
+SHORT = {"pair": "the pair", "other": "another way", "stalled": "stalled"}  # a dot's title, one a seed
+
+
 def _describe(row):
-    """'seed 22: 99.6% held-out; strongest induction head layer 1 head 0 (0.63)': a dot's title."""
+    """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title."""
     layer, head = row["induction_head"]
-    return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {KINDS[kind(row)]}; strongest induction "
-            f"head: layer {layer} head {head} ({row['induction']:.2f})")
+    return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {SHORT[kind(row)]}; "
+            f"top induction: layer {layer} head {head}, {row['induction']:.2f}")
 
 
 def chart(rows):
@@ -60,8 +62,8 @@ def chart(rows):
              for a in (1.0, 0.9, 0.5, CHANCE)]
     labels = [["text", {"class": "tick", "x": LEFT - 4, "y": round(_y(a) + 3, 1), "text-anchor": "end"}, text]
               for a, text in ((1.0, "100%"), (0.9, "90%"), (0.5, "50%"), (CHANCE, "chance"))]
-    dots = [["circle", {**classes("seed-dot", f"seed-{kind(row)}"), "cx": round(_x(i, n), 1),
-                        "cy": round(_y(row["accuracy"]), 1), "r": 2.6}, ["title", {}, _describe(row)]]
+    dots = [["circle", {"class": f"seed-{kind(row)}", "cx": round(_x(i, n), 1), "cy": round(_y(row["accuracy"]), 1),
+                        "r": "2.6"}, ["title", {}, _describe(row)]]
             for i, row in enumerate(rows)]
     axis = ["text", {"class": "axis-title", "x": (LEFT + WIDTH - RIGHT) / 2, "y": HEIGHT - 6,
                      "text-anchor": "middle"}, f"seed 0 to {n - 1}, each trained {sweep()['setting']['steps']} steps"]
