@@ -541,25 +541,32 @@ def story(facts, whose):
 
 
 def copy_story(facts, whose):
-    """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges)."""
+    """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges).
+
+    Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to."""
     (rw, rg, rp), (nw, ng, np_) = facts["copy"][REPEAT], facts["copy"][NEAR]
     name = head_label(*facts["copy_head"])
     split = " and ".join(score(w) for w in rw)
+    repeat = ("so the guess is C" if rg == "C" else f"yet the guess is {rg}, not C: this run does not copy here")
     return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
-             ["kbd", {}, REPEAT], f": both A's lead to C, so the guess is {rg} with p = {score(rp)}. In ",
+             ["kbd", {}, REPEAT], f": both A's lead to C, {repeat}, with p = {score(rp)}. In ",
              ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in nw)}, and "
                                 f"{near_verdict(nw, ng, np_)}."]]
 
 
 COIN_TOSS = 0.75  # a guess below this probability, between two continuations, is called a coin toss
+FOLLOWS = {"C": "earlier", "D": "later"}  # in NEAR (FACEADBA), the letter after the first A and after the second
 
 
 def near_verdict(weights, guess, p):
-    """The end of the sentence on NEAR, from its measurements: a coin toss, or which A's continuation won."""
+    """The end of the sentence on NEAR, from its measurements: a coin toss, which A's continuation won, or neither.
+
+    weights: the copying head's weight on the C and on the D (said before this, in copy_story)."""
     if p < COIN_TOSS:
         return f"the guess is {guess} with p = {score(p)}, close to a coin toss"
-    later = "later" if weights[-1] > weights[0] else "earlier"
-    return f"the guess is {guess} with p = {score(p)}: the {later} A wins, whichever id was meant"
+    if guess not in FOLLOWS:
+        return f"the guess is {guess} with p = {score(p)}, neither A's continuation"
+    return f"the guess is {guess} with p = {score(p)}: the {FOLLOWS[guess]} A wins, whichever id was meant"
 
 
 def unmeasured(whose):

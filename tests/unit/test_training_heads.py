@@ -180,7 +180,7 @@ def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
     assert "layer 0 head 0 98.0%; layer 0 head 1 30.0%; layer 1 head 0 27.0%; layer 1 head 1 99.0%" in story
     copy = text(fig.copy_story(facts, "the build-time run")[0])
     assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the C after each A in FACEACBA" in copy
-    assert "the guess is C with p = 1.00" in copy
+    assert "both A's lead to C, so the guess is C, with p = 1.00." in copy
     assert "0.45 and 0.55, and the guess is D with p = 0.52, close to a coin toss." in copy
 
 
@@ -190,6 +190,18 @@ def test_a_near_duplicate_that_is_no_coin_toss_says_which_continuation_won():
                                                        "whichever id was meant"
     assert fig.near_verdict([0.9, 0.1], "C", 0.9).endswith("the earlier A wins, whichever id was meant")
     assert fig.near_verdict([0.45, 0.55], "D", 0.52) == "the guess is D with p = 0.52, close to a coin toss"
+    # the winner is the A whose continuation is guessed, whatever the weights (seed 24: 0.61 on C, guessing C)
+    assert fig.near_verdict([0.61, 0.01], "C", 0.99).endswith("the earlier A wins, whichever id was meant")
+    assert fig.near_verdict([0.61, 0.01], "E", 0.99) == "the guess is E with p = 0.99, neither A's continuation"
+
+
+def test_a_run_that_does_not_copy_the_exact_repeat_is_not_said_to():
+    """Seed 24 (2, 2), 800 steps: layer 0 head 0 puts 0.61 and 0.01 on FACEACBA's C's, and the guess is E."""
+    facts = fig.describe_run(fake([[0.3, 0.38], [0.36, 0.1], [0.2, 0.02], [0.2, 0.01]], [0.975, 0.28, 0.72, 0.85, 0.75]))
+    facts["copy"] = {fig.REPEAT: ([0.61, 0.01], "E", 0.79), fig.NEAR: ([0.61, 0.01], "C", 0.99)}
+    copy = text(fig.copy_story(facts, "your run")[0])
+    assert "both A's lead to C, yet the guess is E, not C: this run does not copy here, with p = 0.79." in copy
+    assert "so the guess is" not in copy and "the earlier A wins" in copy
 
 
 def test_a_run_whose_induction_job_sits_in_layer_0_says_so():
