@@ -533,9 +533,10 @@ def story(facts, whose):
     elif kind == "stalled":
         second = (f"No head pairs up as the circuit, and it stalled below {percent(LEARNED)}.")
     else:
+        name, acc = min(facts["without"], key=lambda pair: pair[1])
         second = (f"No head pairs up as the circuit (a previous-token head at {PREVIOUS_MIN} or more, then an "
-                  f"induction head at {INDUCTION_MIN} or more): the work is spread over heads that these two "
-                  f"scores do not name.")
+                  f"induction head at {INDUCTION_MIN} or more): it found another way, leaning most on "
+                  f"{head_label(*name)} (without it, {percent(acc)}).")
     without = "; ".join(f"{head_label(*name)} {percent(acc)}" for name, acc in facts["without"])
     return [["p", {}, first, " ", second, f" Accuracy with one head off: {without}."]]
 

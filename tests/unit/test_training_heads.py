@@ -228,7 +228,10 @@ def test_a_run_that_learns_without_a_named_pair_says_the_work_is_spread():
     measured = fake([[0.5, 0.1], [0.3, 0.2], [0.2, 0.35], [0.2, 0.3]], [0.994, 0.6, 0.9, 0.8, 0.8])
     facts = fig.describe_run(measured)
     assert facts["kind"] == "other" and facts["named"] == [((0, 0), "previous-token")]
-    assert "No head pairs up as the circuit" in text(fig.story(facts, "your run")[0])
+    # what it did instead: the head whose switching off costs most (layer 0 head 0: 60.0%)
+    assert ("No head pairs up as the circuit (a previous-token head at 0.4 or more, then an induction head at 0.8 or "
+            "more): it found another way, leaning most on layer 0 head 0 (without it, 60.0%).") in text(
+        fig.story(facts, "your run")[0])
 
 
 def test_an_induction_head_with_no_earlier_previous_token_head_is_not_a_circuit():
