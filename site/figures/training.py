@@ -503,9 +503,10 @@ def describe_run(measured):
         partner_off = measured["scores_off"][1 << prev_i][ind_i][1]
     kind = ("circuit" if pair else "early" if ind >= INDUCTION_MIN and names[ind_i][0] == 0 else
             "stalled" if accuracy < LEARNED else "other")
+    missing = verdict["missing"]
     copy = measured["copy"]
     return {"accuracy": accuracy, "top_previous": (names[prev_i], prev), "top_induction": (names[ind_i], ind),
-            "named": named, "kind": kind, "pair": pair, "partner_off": partner_off,
+            "named": named, "kind": kind, "pair": pair, "partner_off": partner_off, "missing": missing,
             "without": [(name, measured["ablated"][1 << i]) for i, name in enumerate(names)],
             "copy_head": names[copy["head"]],
             "copy": {text: (copy[text]["weights"], LETTERS[copy[text]["guess"]], copy[text]["p"])
@@ -531,14 +532,23 @@ def story(facts, whose):
         second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
                   f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")
     elif kind == "stalled":
-        second = (f"No head pairs up as the circuit, and it stalled below {percent(LEARNED)}.")
+        second = f"No pair formed: {why_no_pair(facts)}; and it is still below {percent(LEARNED)}."
     else:
         name, acc = min(facts["without"], key=lambda pair: pair[1])
-        second = (f"No head pairs up as the circuit (a previous-token head at {PREVIOUS_MIN} or more, then an "
-                  f"induction head at {INDUCTION_MIN} or more): it found another way, leaning most on "
+        second = (f"No pair formed: {why_no_pair(facts)}. It found another way, leaning most on "
                   f"{head_label(*name)} (without it, {percent(acc)}).")
     without = "; ".join(f"{head_label(*name)} {percent(acc)}" for name, acc in facts["without"])
     return [["p", {}, first, " ", second, f" Accuracy with one head off: {without}."]]
+
+
+def why_no_pair(facts):
+    """classify()'s failed conditions in words: 'the top induction score, 0.798, is under 0.8' (three
+    decimals, so a score the sentence above shows as 0.80 is not taken for one that reaches 0.8)."""
+    (p_name, p), (i_name, i) = facts["top_previous"], facts["top_induction"]
+    reasons = {"previous_token": f"the top previous-token score, {p:.3f}, is under {PREVIOUS_MIN}",
+               "induction": f"the top induction score, {i:.3f}, is under {INDUCTION_MIN}",
+               "order": f"{head_label(*p_name)} is not in an earlier layer than {head_label(*i_name)}"}
+    return " and ".join(reasons[name] for name in facts["missing"])
 
 
 def copy_story(facts, whose):

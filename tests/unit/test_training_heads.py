@@ -220,7 +220,9 @@ def test_a_run_that_stalls_says_it_never_formed_the_circuit():
     facts = fig.describe_run(measured)
     assert facts["kind"] == "stalled" and facts["named"] == []
     story = text(fig.story(facts, "your run")[0])
-    assert "No head pairs up as the circuit, and it stalled below 90.0%." in story
+    # (0.3 and 0.3 are under both lines: classify's "missing" is previous-token and induction)
+    assert ("No pair formed: the top previous-token score, 0.300, is under 0.4 and the top induction score, 0.300, "
+            "is under 0.8; and it is still below 90.0%.") in story
 
 
 def test_a_run_that_learns_without_a_named_pair_says_the_work_is_spread():
@@ -229,9 +231,8 @@ def test_a_run_that_learns_without_a_named_pair_says_the_work_is_spread():
     facts = fig.describe_run(measured)
     assert facts["kind"] == "other" and facts["named"] == [((0, 0), "previous-token")]
     # what it did instead: the head whose switching off costs most (layer 0 head 0: 60.0%)
-    assert ("No head pairs up as the circuit (a previous-token head at 0.4 or more, then an induction head at 0.8 or "
-            "more): it found another way, leaning most on layer 0 head 0 (without it, 60.0%).") in text(
-        fig.story(facts, "your run")[0])
+    assert ("No pair formed: the top induction score, 0.350, is under 0.8. It found another way, leaning most on "
+            "layer 0 head 0 (without it, 60.0%).") in text(fig.story(facts, "your run")[0])
 
 
 def test_an_induction_head_with_no_earlier_previous_token_head_is_not_a_circuit():
@@ -269,4 +270,5 @@ def test_the_verdict_is_classifys_so_the_story_and_the_seed_figure_agree():
               for (layer, head), (p, i) in zip([(0, 0), (0, 1), (1, 0), (1, 1)], measured["scores"])]
     assert training.classify(report, 0.99)["kind"] == "other"
     assert facts["pair"] is None and facts["kind"] == "other"
-    assert "No head pairs up as the circuit" in text(fig.story(facts, "your run")[0])
+    assert "No pair formed: layer 1 head 1 is not in an earlier layer than layer 1 head 0." in text(
+        fig.story(facts, "your run")[0])

@@ -28,14 +28,18 @@ def classify(report, accuracy):
     {"kind": "pair" or "other", "learned": accuracy >= LEARNED_MIN, "accuracy",
      "previous_token_head": [layer, head], "previous_token": its score,
      "induction_head": [layer, head], "induction": its score,
-     "without_previous_token", "without_induction": accuracy with that head switched off}.
+     "without_previous_token", "without_induction": accuracy with that head switched off,
+     "missing": which of the pair's conditions fail, in this order: "previous_token" (its score is under
+     PREVIOUS_TOKEN_MIN), "induction" (under INDUCTION_MIN), "order" (not in an earlier layer); [] for a pair}.
     A pair: the top previous-token head sits in an earlier layer than the top induction head,
     and their scores reach PREVIOUS_TOKEN_MIN and INDUCTION_MIN.
     """
     prev, ind = top(report, "previous_token"), top(report, "induction")
-    pair = (prev["layer"] < ind["layer"] and prev["previous_token"] >= PREVIOUS_TOKEN_MIN
-            and ind["induction"] >= INDUCTION_MIN)
-    return {"kind": "pair" if pair else "other", "learned": accuracy >= LEARNED_MIN, "accuracy": accuracy,
+    missing = [name for name, failed in (("previous_token", prev["previous_token"] < PREVIOUS_TOKEN_MIN),
+                                         ("induction", ind["induction"] < INDUCTION_MIN),
+                                         ("order", prev["layer"] >= ind["layer"])) if failed]
+    return {"kind": "other" if missing else "pair", "missing": missing,
+            "learned": accuracy >= LEARNED_MIN, "accuracy": accuracy,
             "previous_token_head": [prev["layer"], prev["head"]], "previous_token": prev["previous_token"],
             "induction_head": [ind["layer"], ind["head"]], "induction": ind["induction"],
             "without_previous_token": prev.get("accuracy_ablated"),
