@@ -371,12 +371,29 @@ def figure_settings():
     return json.dumps({key: STATE[key] for key in figure_state.FIGURE_KEYS})
 
 
-def start():
-    """Draw the shared link's state, or the edits typed into the grid while Python was loading.
+def changed_while_loading():
+    """[(id, is a checkbox, value)] of the controls changed before Python was ready (boot.js kept their ids, in
+    order), read before anything is drawn: a shared link, or a handler, draws controls anew."""
+    controls = [(cid, element(cid)) for cid in json.loads(window.mhaChangedWhileLoading()) if cid in INPUTS]
+    return [(cid, control.type == "checkbox", control.checked if control.type == "checkbox" else control.value)
+            for cid, control in controls if control]
 
-    Then the pickers, switches and fields changed while loading (boot.js kept their ids, in order):
-    each goes through its own handler as if it changed now, so the reader's choice is kept.
-    """
+
+def apply_changed(kept):
+    """Each control of changed_while_loading() through its own handler, as if it changed now."""
+    for control_id, checkbox, value in kept:
+        control = element(control_id)
+        if checkbox:
+            control.checked = value
+        else:
+            control.value = value
+        INPUTS[control_id](control)
+
+
+def start():
+    """Draw the shared link's state, or the edits typed into the grid while Python was loading; then the
+    controls changed while loading, so the reader's choice is kept (and wins over a link's)."""
+    kept = changed_while_loading()
     if not open_link(str(window.location.hash)):
         SHOWN["view"] = figure_state.compute(STATE)  # the pre-rendered tables: the first edit can patch and mark
         SHOWN["outputs"] = SHOWN["view"]
@@ -387,16 +404,7 @@ def start():
         else:
             if typed != STATE["tokens"]:
                 edit("grid-error", lambda s: figure_state.changed(s, tokens=typed))
-    kept = [(cid, element(cid)) for cid in json.loads(window.mhaChangedWhileLoading()) if cid in INPUTS]
-    kept = [(cid, control.type == "checkbox", control.checked if control.type == "checkbox" else control.value)
-            for cid, control in kept if control]  # read them all first: a handler may draw the others anew
-    for control_id, checkbox, value in kept:
-        control = element(control_id)
-        if checkbox:
-            control.checked = value
-        else:
-            control.value = value
-        INPUTS[control_id](control)
+    apply_changed(kept)
     window.addEventListener("hashchange", create_proxy(lambda event: open_link(str(window.location.hash))))
 
 

@@ -130,6 +130,19 @@ def test_controls_changed_while_loading_are_kept_and_applied_when_ready(page, si
         ["1.0000", "0.0000"])
 
 
+def test_a_control_changed_while_loading_wins_over_a_shared_link(page, site_url, hold):
+    """The link says 4 heads of width 8; the reader picks 1 head before Python runs: 1 head it is, width 8 kept."""
+    wasm = hold(page, WASM)
+    with page.expect_request(WASM):
+        page.goto(site_url + "#t=1,0,0,0,0,0,0,0;0,1,0,0,0,0,0,0&h=4")
+    page.locator("select#heads").select_option("1")
+    wasm.release()
+    wait_ready(page)
+    expect(page.locator("select#heads")).to_have_value("1")
+    expect(page.locator("select#width")).to_have_value("8")
+    expect(weights_table(page, "head 1 weights")).to_have_count(0)
+
+
 def test_every_edit_redraws_and_bad_input_is_named(page, site_url):
     """An edit redraws all heads; a bad number shows mha's sentence and keeps the last valid figures."""
     page.goto(site_url)
