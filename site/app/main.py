@@ -199,9 +199,9 @@ def on_kv_heads(target):
 
 
 def on_projections(target):
-    # The grid's head bands, the slot legend and the captions name slices only under identity slices
-    # (which also end any sharing, so section 8 redraws): the structure is drawn again.
-    edit("seed-error", figure_state.with_projections, target.value, redraws=(GRID_EVENTS["tokens"], "structure"))
+    # The grid's header bands, the slot legend and the captions name slices only under identity slices
+    # (which also end any sharing, so section 8 redraws): the structure is drawn again, not the grid's fields.
+    edit("seed-error", figure_state.with_projections, target.value, redraws=("structure",))
 
 
 def on_setting(target, field, error_id, redraws):

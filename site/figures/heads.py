@@ -12,7 +12,7 @@ from figures.pictures import attention_picture, pictured, pictures_note
 from figures.registry import NO_PATCH, Figure
 from page.dom import (band_class, body_row, classes, count_select, exact_values, fixed, header_row, joined,
                       number_text, select, signed, slot_range, table, weight_class)
-from page.state import DEFAULT_CONTEXT, button_rules
+from page.state import DEFAULT_CONTEXT, button_rules, reads_slices
 
 # --- controls ----------------------------------------------------------------
 
@@ -48,7 +48,7 @@ def token_grid(tokens, heads=None, label="token"):
     """
     rows = [body_row(f"{label} {t}", [["td", {}, token_input(x, label, t, s)] for s, x in enumerate(row)])
             for t, row in enumerate(tokens)]
-    caption = f"{label}s: arrow keys move between fields" + ("; each slot's head reads it" if heads else "")
+    caption = f"{label}s: arrow keys move between fields"  # the header row names each slot's head, if any
     return ["table", {"aria-label": f"{label}s", "class": "figure-table token-grid"}, ["caption", {}, caption],
             ["thead", {"id": f"{label.replace(' ', '-')}-grid-head"}, token_grid_head(len(tokens[0]), heads, label)],
             ["tbody", {}, *rows]]
@@ -112,11 +112,6 @@ MANY_CELLS = 600  # above this many weights, tables out of view skip layout (CSS
 def weights_snapshot(result, wide):
     """[head 0 weights, ..., one wide head's weights]: keep it to pass as `previous` next time."""
     return [*result.weights, wide]
-
-
-def reads_slices(state):
-    """Whether each head reads its own slots of the tokens (identity slices), not a projection of all of them."""
-    return state["projections"] == "identity"
 
 
 def _head_views(result, wide, previous, label_suffix, sliced=True):
@@ -360,12 +355,18 @@ def _cross_tables(state, view, before):
 def _cross_tables_patch(state, view, before):
     if view.cross is None:  # nothing drawn, nothing to patch
         return NO_PATCH
-    return head_tables_patch(view.cross, view.cross_wide, _snapshot(before, True), CROSS_SUFFIX, reads_slices(state))
+    return head_tables_patch(view.cross, view.cross_wide, _snapshot(before, True), CROSS_SUFFIX,
+                             reads_slices(state))
 
 
 def _size_controls(state, view, before):
     width = len(state["tokens"][0])
     return [width_picker(width), " ", heads_picker(width, state["heads"])]
+
+
+def _banded(state):
+    """The heads whose slot bands the grid's header shows: none under random projections (every head reads all)."""
+    return state["heads"] if reads_slices(state) else None
 
 
 def _context_grid(state, view, before):
@@ -378,10 +379,8 @@ FIGURES = {
     "fig-slot-legend": Figure(lambda s, v, b: [slot_legend(v.result, reads_slices(s))], ("structure",)),
     # section 3: the live figure
     "fig-options": Figure(lambda s, v, b: options_controls(s), ("controls",)),
-    "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], s["heads"] if reads_slices(s) else None)],
-                         ("token-grid",)),
-    "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]),
-                                                               s["heads"] if reads_slices(s) else None)],
+    "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], _banded(s))], ("token-grid",)),
+    "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]), _banded(s))],
                               ("structure",), mark=False),
     "fig-token-buttons": Figure(lambda s, v, b: [token_buttons(len(s["tokens"]))]),
     "head-tables": Figure(_head_tables, ("numbers",), _head_tables_patch),

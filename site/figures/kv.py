@@ -9,7 +9,7 @@ import mha
 from figures.registry import Figure
 from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_text, select,
                       slot_range, table)
-from page.state import CUSTOM_MODEL, MODEL_NAMES, model_shape
+from page.state import CUSTOM_MODEL, MODEL_NAMES, model_shape, reads_slices
 
 SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a model
 BATCH_CAP = 100_000       # conversations served at once
@@ -69,7 +69,7 @@ def projections_note(state, result):
         return (f"Sharing is on, so every head projects the tokens with random matrices (seed {state['seed']}). "
                 f"With identity slices a shared key/value head would be query head 0's {first}, and query "
                 f"head 1 would score its own {second} against them: numbers without a meaning.")
-    if state["projections"] == "identity":
+    if reads_slices(state):
         return (f"Each query head reads its own slots here ({first}, {second}, ...). Choosing fewer key/value "
                 f"heads switches on random projections: a shared key must be a view of the whole token, "
                 f"one that every query head of its group can ask about.")

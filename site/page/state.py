@@ -124,9 +124,14 @@ class KeptRows:
 _kept = {}  # (width, heads, kv_heads, seed) -> the keyword arguments for mha: one entry at a time
 
 
+def reads_slices(state):
+    """Whether each head reads its own slots of the tokens (identity slices), not a projection of all of them."""
+    return state["projections"] != "random"
+
+
 def projections(state):
     """{} for identity slices, else mha.random_projections for the state's sizes and seed, with a KeptRows."""
-    if state["projections"] != "random":
+    if reads_slices(state):
         return {}
     key = (len(state["tokens"][0]), state["heads"], state["kv_heads"], state["seed"])
     if key not in _kept:

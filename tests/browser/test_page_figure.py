@@ -210,3 +210,15 @@ def test_mha_comes_from_its_wheel_without_micropip_on_a_first_and_a_repeat_visit
     wait_ready(page)
     assert not requests.of(build.MICROPIP_WHEEL)
     expect_tables(page, WORKED)
+
+
+def test_switching_projections_keeps_a_field_the_reader_is_fixing(page, site_url):
+    """Random projections change the grid's header (no slot bands), not its fields: 'abc' and its sentence stay."""
+    page.goto(site_url)
+    wait_ready(page)
+    field(page, 0, 0).fill("abc")
+    expect(page.locator("#grid-error")).to_have_text("token 0 slot 0: 'abc' is not a number")
+    page.locator("#projections").select_option("random")
+    expect(page.locator("#token-grid-head")).not_to_contain_text("head 1")
+    expect(field(page, 0, 0)).to_have_value("abc")
+    expect(page.locator("#grid-error")).to_have_text("token 0 slot 0: 'abc' is not a number")
