@@ -8,7 +8,7 @@
 //                   {type: "failed", reason}     start-up failed
 //   page -> worker  any JSON message             passed to MODULE.handle(message_json, post) as text
 //   worker -> page  what handle() posts          post(json_text) sends JSON.parse(json_text)
-//                   {type: "refused", url}       the page's policy refused a request (code reaching another site)
+//                   {type: "refused", url, id}   the page's policy refused a request of message id's run
 //
 // The page starts this file from a blob: URL (boot.js's mhaWorker), so the page's Content-Security-Policy
 // holds here too: a request to another origin is refused before anything is sent.
@@ -40,25 +40,30 @@ async function start() {
 
 // A worker started from a blob: URL has no base for relative URLs: a reader's "training.json" (fetch, pyfetch,
 // micropip, open_url) means this site's file, as it did in a worker started from worker.mjs's own URL.
-const absolute = (url) => (typeof url === "string" ? new URL(url, here("./")).href : url);
-const { fetch: fetchAbsolute, Request: RequestAbsolute, XMLHttpRequest: { prototype: xhr } } = globalThis;
-const openAbsolute = xhr.open;
-globalThis.fetch = (resource, options) => fetchAbsolute(absolute(resource), options);
-globalThis.Request = class Request extends RequestAbsolute {
+// Text that is no URL at all is passed on as it was, for the browser's own error.
+const absolute = (url) => (typeof url === "string" && URL.canParse(url, import.meta.url) ? here(url) : url);
+const { fetch: nativeFetch, Request: NativeRequest, XMLHttpRequest: { prototype: xhr } } = globalThis;
+const nativeOpen = xhr.open;
+globalThis.fetch = (resource, options) => nativeFetch(absolute(resource), options);
+globalThis.Request = class Request extends NativeRequest {
   constructor(input, options) { super(absolute(input), options); }
 };
-xhr.open = function open(method, url, ...rest) { return openAbsolute.call(this, method, absolute(url), ...rest); };
+xhr.open = function open(method, url, ...rest) { return nativeOpen.call(this, method, absolute(url), ...rest); };
 
 const started = start();
 started.then(() => postMessage({ type: "ready" }),
              (error) => postMessage({ type: "failed", reason: String(error?.message ?? error).slice(0, 200) }));
 
 // The browser fires this for each refused request (fetch, XMLHttpRequest, WebSocket, EventSource, a beacon,
-// an import): the page tells the reader why their code could not reach the other site.
-addEventListener("securitypolicyviolation", ({ blockedURI }) => postMessage({ type: "refused", url: blockedURI }));
+// an import), as the request starts: the page tells the reader, under the run (the id of the message being
+// handled), why their code could not reach the other site.
+let handling = null;
+addEventListener("securitypolicyviolation", ({ blockedURI }) => postMessage({ type: "refused", url: blockedURI,
+                                                                             id: handling }));
 
 const post = (json) => postMessage(JSON.parse(json));
 onmessage = async ({ data }) => {
+  handling = data?.id ?? null;
   const handle = await started;
   await handle(JSON.stringify(data), post);  // handle() may be async (e.g. to load micropip on demand)
 };

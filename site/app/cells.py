@@ -26,8 +26,9 @@ WORKER_MODULE = "cells.worker"  # worker.mjs hands each message to cells/worker.
 
 _page = {"show": None, "figure": None}  # the page's callbacks (setup)
 _worker = {"js": None, "ready": False, "failed": None, "onmessage": None, "onerror": None, "on_limit": None}
-_run = {"id": 0, "name": None, "started": 0.0, "timer": None,  # the run on now (name None: none)
-        "last": None, "refused": []}  # the cell that ran last, and the requests the page's policy refused it
+_run = {"id": 0, "name": None, "started": 0.0, "timer": None}  # the run on now (name None: none)
+_ran = {}       # run id -> the cell it ran, for the requests the page's policy refused it (worker.mjs)
+_refused = {}   # cell name -> the URLs refused since its last Run or Reset
 _queue = []        # cell names whose Run waits for the worker or for the run on now
 _escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
 
@@ -64,7 +65,7 @@ def on_worker_message(event):
         browser.document.body.dataset.cellsReadyMs = str(round(browser.window.performance.now()))
         _next()
     elif kind == "refused":  # may come after "done" (a request the code left running)
-        _refused(message["url"])
+        _say_refused(message.get("id"), message["url"])
     elif kind == "failed":
         _worker["failed"] = message["reason"]
         browser.document.body.dataset.cells = "failed"
@@ -89,11 +90,17 @@ def on_worker_error(event):
         start_worker()
 
 
-def _refused(url):
-    """The page's policy refused a request of the cell running now (or the one that ran last): say so there."""
-    if _run["last"] is not None and url not in _run["refused"]:
-        _run["refused"].append(url)
-        draw(cell_view.element_id(_run["last"], "refused"), cell_view.refused(_run["refused"]))
+def _say_refused(run_id, url):
+    """The page's policy refused a request of run run_id (maybe after it ended): say so under its cell."""
+    name = _ran.get(run_id)
+    if name is not None and url not in _refused.setdefault(name, []):
+        _refused[name].append(url)
+        draw(cell_view.element_id(name, "refused"), cell_view.refused(_refused[name]))
+
+
+def _clear_refused(name):
+    _refused[name] = []
+    draw(cell_view.element_id(name, "refused"), [])
 
 
 def _show(tokens):
@@ -125,12 +132,13 @@ def _next():
         return
     name = _queue.pop(0)
     code = browser.document.getElementById(cell_view.element_id(name, "code")).value
-    _run.update(id=_run["id"] + 1, name=name, started=browser.window.performance.now(), last=name, refused=[])
+    _run.update(id=_run["id"] + 1, name=name, started=browser.window.performance.now())
+    _ran[_run["id"]] = name
     _run["timer"] = browser.window.setTimeout(_worker["on_limit"], round(cell_view.TIME_LIMIT * 1000))
     _button(name, "stop").disabled = False
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
-    draw(cell_view.element_id(name, "refused"), [])
+    _clear_refused(name)
     _say(name, cell_view.RUNNING)
     message = {"id": _run["id"], "code": code, "figure": _page["figure"]()}
     _worker["js"].postMessage(browser.to_js(message, dict_converter=browser.window.Object.fromEntries))
@@ -180,7 +188,7 @@ def reset(name):
     code.dispatchEvent(browser.window.Event.new("input"))
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
-    draw(cell_view.element_id(name, "refused"), [])
+    _clear_refused(name)
     _say(name, cell_view.RESET)
 
 

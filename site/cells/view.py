@@ -95,8 +95,7 @@ def refused(urls):
         return []
     shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
     return [f"Refused by the page's security policy, nothing sent: {shown}. Code here cannot reach another "
-            "site or start a worker of its own; it can fetch this site's own files (and micropip, the wheels "
-            "the site ships)."]
+            "site; it can fetch this site's own files (and micropip, the wheels the site ships)."]
 
 
 def took(seconds):

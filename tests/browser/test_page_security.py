@@ -174,6 +174,15 @@ def test_a_cell_cannot_reach_another_site_and_says_why(refusing, site_url, way):
     assert seen == [] and sent.outside == [], (seen, sent.outside)
 
 
+def test_reset_clears_the_refused_note_and_a_later_run_starts_without_one(refusing):
+    page, url, seen, sent = refusing
+    _, note = run_in_cell(page, f"import js\njs.fetch('{url}/again')\n")
+    expect(note).to_contain_text(f"{url}/again")
+    page.get_by_role("button", name="Reset cell: one head", exact=True).click()
+    expect(note).to_be_empty()
+    assert seen == [] and sent.outside == [], (seen, sent.outside)
+
+
 def test_a_cell_still_fetches_the_sites_own_files_and_installs_its_wheels(refusing, built_site):
     """Same origin is allowed, relative URLs mean the site's files (a blob: worker has no base URL of its own)."""
     page, _, seen, sent = refusing

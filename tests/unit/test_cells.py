@@ -136,3 +136,13 @@ def test_kv_cache_prints_the_hand_worked_bills():
 def test_the_page_places_every_cell_once_and_no_missing_one():
     placed = re.findall(r'data-cell="([a-z_]+)"', build.page_source())
     assert sorted(placed) == sorted(p.stem for p in CELLS.glob("*.py"))
+
+
+def test_the_refused_note_names_each_url_up_to_three_then_counts_the_rest():
+    from cells import view
+
+    assert view.refused([]) == []
+    (one,) = view.refused(["https://a.example/x"])
+    assert one.startswith("Refused by the page's security policy, nothing sent: https://a.example/x. ")
+    (five,) = view.refused([f"https://{c}.example/" for c in "abcde"])
+    assert "https://a.example/, https://b.example/, https://c.example/ and 2 more." in five
