@@ -2,7 +2,8 @@
 
 In order, first match wins:
 1. MHA_CHROMIUM / MHA_FIREFOX, a path to an executable (a path that is not one is a failure).
-2. Debian's own: /usr/bin/chromium, /usr/bin/firefox-esr.
+2. Debian's own: /usr/bin/chromium (on Debian only: GitHub's Ubuntu runners put another Chromium
+   there), /usr/bin/firefox-esr.
 3. On Debian with apt, nothing else: scripts/test.sh installs both with apt-get, so a missing one is
    a failure, never a skip (this machine and CI are Debian: the Firefox tests always run there).
 4. Elsewhere (Ubuntu, macOS): Playwright's own Chromium (launched without executable_path), and the
@@ -14,6 +15,7 @@ In order, first match wins:
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -47,8 +49,8 @@ def choose(browser, env, os_id, executable, downloads=()):
         if executable(path):
             return Choice(path, variable)
         return Choice(path, variable, missing=f"{variable}={path} is not an executable file")
-    if executable(debian):
-        return Choice(debian, f"Debian's {package}")
+    if executable(debian) and (os_id == "debian" or browser == "firefox"):  # Ubuntu's runners link a chromium
+        return Choice(debian, f"Debian's {package}")                       # of their own there: not Debian's
     if os_id == "debian" and executable(APT):
         return Choice(debian, f"Debian's {package}", fetch=f"apt:{package}",
                       missing=f"{debian} is missing (apt-get install {package}; scripts/test.sh does it)")
@@ -76,10 +78,21 @@ def os_id(release=Path("/etc/os-release"), platform=sys.platform):
     return "macos" if platform == "darwin" else ""
 
 
-def downloaded_firefoxes():
-    """Firefox executables @puppeteer/browsers put in DOWNLOADS (Linux and Mac layouts), newest first."""
-    found = [*DOWNLOADS.glob("firefox/*/firefox/firefox"),
-             *DOWNLOADS.glob("firefox/*/Firefox.app/Contents/MacOS/firefox")]
+def pinned_firefox(revisions=ROOT / "node_modules" / "puppeteer-core" / "lib" / "cjs" / "puppeteer" / "revisions.js"):
+    """The Firefox build puppeteer-core pins ('stable_150.0.2'), read from its revisions.js; "" if not installed."""
+    found = re.search(r"firefox:\s*'([^']+)'", revisions.read_text()) if revisions.is_file() else None
+    return found.group(1) if found else ""
+
+
+def downloaded_firefoxes(build=None):
+    """Firefox executables of the pinned build (pinned_firefox()) that @puppeteer/browsers put in DOWNLOADS
+    (Linux and Mac layouts, folders '<platform>-<build>'), newest first: after a puppeteer-core bump, an
+    older download is not taken, so test.sh fetches the new one."""
+    build = pinned_firefox() if build is None else build
+    if not build:
+        return []
+    found = [*DOWNLOADS.glob(f"firefox/*-{build}/firefox/firefox"),
+             *DOWNLOADS.glob(f"firefox/*-{build}/Firefox.app/Contents/MacOS/firefox")]
     return [str(path) for path in sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)]
 
 

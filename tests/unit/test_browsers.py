@@ -42,7 +42,9 @@ def test_debian_missing_browser_is_fetched_with_apt_and_is_a_failure_never_a_ski
 
 # --- Ubuntu (GitHub's runners) and macOS: no apt of Debian's ----------------------------------------
 
-@pytest.mark.parametrize("os_id, files", [("ubuntu", [APT, "/usr/bin/chromium-browser"]), ("macos", [])])
+@pytest.mark.parametrize("os_id, files", [("ubuntu", [APT, "/usr/bin/chromium-browser"]), ("macos", []),
+                                          ("ubuntu", [APT, DEBIAN_CHROMIUM])],  # a runner image's own chromium
+                         ids=["ubuntu", "macos", "ubuntu-runner-chromium"])
 def test_elsewhere_chromium_is_playwrights_own_launched_without_a_path(os_id, files):
     assert pick("chromium", os_id, files) == Choice(None, "Playwright's own Chromium", fetch="playwright:chromium")
 
@@ -116,14 +118,25 @@ def test_os_id_reads_os_release_id_only(tmp_path, text, platform, expected):
     assert browsers.os_id(release, platform) == expected
 
 
-def test_downloaded_firefoxes_finds_both_layouts_newest_first(tmp_path, monkeypatch):
-    """@puppeteer/browsers' cache: firefox/<platform>-<build>/, then firefox/firefox or Firefox.app/..."""
+def test_downloaded_firefoxes_finds_the_pinned_build_in_both_layouts_newest_first(tmp_path, monkeypatch):
+    """@puppeteer/browsers' cache: firefox/<platform>-<build>/, then firefox/firefox or Firefox.app/...; a download
+    of another build (before a puppeteer-core bump) is not taken, so test.sh fetches the pinned one."""
     linux = tmp_path / "firefox" / "linux-stable_150.0.2" / "firefox" / "firefox"
-    mac = tmp_path / "firefox" / "mac_arm-stable_149.0" / "Firefox.app" / "Contents" / "MacOS" / "firefox"
+    mac = tmp_path / "firefox" / "mac_arm-stable_150.0.2" / "Firefox.app" / "Contents" / "MacOS" / "firefox"
+    older = tmp_path / "firefox" / "linux-stable_149.0" / "firefox" / "firefox"
     elsewhere = tmp_path / "firefox" / "linux-stable_150.0.2" / "firefox" / "updater"
-    for when, path in [(2000, linux), (1000, mac), (3000, elsewhere)]:
+    for when, path in [(2000, linux), (1000, mac), (4000, older), (3000, elsewhere)]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("")
         os.utime(path, (when, when))
     monkeypatch.setattr(browsers, "DOWNLOADS", tmp_path)
-    assert browsers.downloaded_firefoxes() == [str(linux), str(mac)]
+    assert browsers.downloaded_firefoxes("stable_150.0.2") == [str(linux), str(mac)]
+    assert browsers.downloaded_firefoxes("") == []  # no puppeteer-core installed: no pin, no download to trust
+
+
+def test_the_pin_is_read_from_puppeteer_cores_revisions(tmp_path):
+    revisions = tmp_path / "revisions.js"
+    revisions.write_text("exports.PUPPETEER_REVISIONS = Object.freeze({\n    chrome: '140.0',\n"
+                         "    firefox: 'stable_150.0.2',\n});\n")
+    assert browsers.pinned_firefox(revisions) == "stable_150.0.2"
+    assert browsers.pinned_firefox(tmp_path / "missing.js") == ""
