@@ -224,6 +224,18 @@ TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is 
                  "Right: without layer 0, layer 1 falls back to the position just before.")}
 
 
+# The prompts question's answers: (key, label, (lowest share, highest share) the answer stands for).
+SHARES = (("most", "nearly all of it (over 0.9)", (0.9, 1.0)), ("half", "about half", (0.35, 0.65)),
+          ("fifth", "about a fifth", (0.1, 0.35)), ("none", "almost none (under 0.01)", (0.0, 0.01)))
+
+
+def _prompts_answer():
+    """The SHARES key whose range holds head 0's weight on token 0 at MAX_DISTRACTORS distractors."""
+    share = competition.weights_at(MAX_DISTRACTORS)[0]
+    (key,) = [key for key, _, (low, high) in SHARES if low <= share < high]
+    return key
+
+
 def _prompts():
     row = competition.query_rows(MAX_DISTRACTORS)[0]  # head 0: [token 0, distractors..., the query itself]
     lead, own = row[0] / row[1], row[-1] / row[1]       # in units of one distractor's weight (score 0: e^0 = 1)
@@ -283,12 +295,12 @@ QUESTIONS = {
     "prompts": Question(
         "Head 0 reads only slots 0\u20131, where token 0 is the query's best match and no distractor matches "
         f"at all. Raise the distractors to {MAX_DISTRACTORS:,}: how much of head 0's row stays on token 0?",
-        (("most", "nearly all of it (over 0.9)"), ("half", "about half"), ("fifth", "about a fifth"),
-         ("none", "almost none (under 0.01)")),
-        "fifth",
+        tuple((key, label) for key, label, _ in SHARES),
+        _prompts_answer(),
         {"most": "Not quite: a distractor that matches nothing still takes a small share, and "
                  f"{MAX_DISTRACTORS:,} small shares add up.",
-         "half": f"Not quite: token 0's lead is worth a few hundred distractors, and there are {MAX_DISTRACTORS:,}.",
+         "half": f"Not quite: token 0's lead is worth {competition.leads()[0]:.0f} distractors, and there are "
+                 f"{MAX_DISTRACTORS:,}.",
          "fifth": "Right: a crowd big enough outweighs even a large lead.",
          "none": "Not quite: that is head 1's fate, where every distractor beats token 0; head 0 keeps far more."},
         _prompts),

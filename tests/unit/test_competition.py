@@ -131,7 +131,11 @@ def test_token_0_is_head_0s_best_match_and_every_distractor_beats_it_in_head_1()
 @pytest.mark.parametrize("k", [k for k in SPREAD if k])
 def test_a_distractors_weight_is_a_fixed_fraction_of_token_0s_at_every_count(k):
     """'set by their score gap, not by their number': every distractor, every count, the same ratio."""
-    for row, lead in zip(competition.query_rows(k), competition.leads()):
+    # token 0 over a distractor, by hand: head 0 scores 8 against 0 (/sqrt 2), head 1 2 against 6 (/sqrt 2),
+    # the wide head 10 against 6 (/sqrt 4)
+    hand = (math.exp(8 / SQRT2), math.exp(-4 / SQRT2), math.exp(4 / 2))
+    assert competition.leads() == pytest.approx(hand, rel=1e-12)
+    for row, lead in zip(competition.query_rows(k), hand):
         assert all(row[0] / w == pytest.approx(lead, rel=1e-12) for w in row[1:-1])
 
 
