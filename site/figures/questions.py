@@ -200,7 +200,7 @@ def _trained_effect():
     head = max(later, key=lambda i: final["scores"][i][1])
     mask = training.mask_of(names, {n for n in names if n[0] == 0})
     (prev_on, ind_on), (prev_off, ind_off) = final["scores"][head], final["scores_off"][mask][head]
-    answer = ("fades" if ind_off < ind_on / 2 else "previous" if prev_off > max(ind_off, prev_on + 0.2) else "stays")
+    answer = mha.training.pattern_change((prev_on, ind_on), (prev_off, ind_off))
     name = training.head_label(*names[head])
     explanation = (f"In the build-time run, {name}'s induction score on the held-out sequences goes from "
                    f"{ind_on:.2f} to {ind_off:.2f} with layer 0 switched off (its previous-token score from "
@@ -218,7 +218,7 @@ TRAINED_WHY = {  # the explanation's last sentence, for the answer the measureme
 TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is right)
     "stays": ("Not quite: layer 1's matrices stay, but what they matched against is gone.",
               "Right: in this run layer 1 does not need layer 0."),
-    "fades": ("Not in this run: layer 1 keeps its target without layer 0.",
+    "fades": ("Not in this run: layer 1's induction score keeps more than half of what it was.",
               "Right: layer 1 matched each letter against what layer 0 wrote, and that is gone."),
     "previous": ("Not quite: nothing in layer 1 turns to the position just before.",
                  "Right: without layer 0, layer 1 falls back to the position just before.")}

@@ -85,9 +85,7 @@ def parse_seed(text):
 
 # --- the build-time run -----------------------------------------------------------------
 
-def head_names(params):
-    """[(layer, head), ...] in layer order: the order of every per-head list here."""
-    return [(layer, head) for layer, heads in enumerate(params["layers"]) for head in range(len(heads))]
+head_names = mha.training.head_names  # [(layer, head), ...] in layer order: the order of every per-head list
 
 
 def ablation_sets(names):
@@ -677,6 +675,7 @@ PROSE = {
     "train-lr-last": lambda: f"{mha.training.learning_rate(1, 2):g}",
     "train-repeat-weights": lambda: _copy(REPEAT, "weights"),
     "train-repeat-p": lambda: _copy(REPEAT, "p"),
+    "train-repeat-guess": lambda: _copy(REPEAT, "guess"),
     "train-near-weights": lambda: _copy(NEAR, "weights"),
     "train-near-verdict": lambda: _copy(NEAR, "verdict"),
 }

@@ -39,8 +39,7 @@ def test_the_sentence_counts_the_rows_again():
     pairs = [row for row in learned if row["kind"] == "pair"]
     assert seeds.summary(ROWS) == (f"{len(learned)} of 100 seeds reach 90% held-out accuracy; {len(pairs)} of them "
                                    f"form a previous-token head feeding an induction head of a later layer.")
-    assert sum(seeds.counts(ROWS).values()) == 100
-    assert len(learned) >= 95  # issue 22's bar for the shape: at least 95 of 100 seeds learn
+    assert len(learned) >= 95  # a check of the committed data: issue 22's bar, at least 95 of 100 seeds learn
 
 
 def test_the_seed_to_try_learned_without_the_pair_and_the_sentence_says_its_numbers():
@@ -59,7 +58,7 @@ def test_each_dot_sits_at_its_seeds_accuracy_and_is_marked_by_what_formed():
     top, bottom = seeds.TOP, seeds.HEIGHT - seeds.BOTTOM
     for row, dot in zip(ROWS, dots):
         assert float(dot[1]["cy"]) == pytest.approx(bottom - (bottom - top) * row["accuracy"], abs=0.06)
-        expected = "stalled" if row["accuracy"] < LEARNED else row["kind"]
+        expected = "pair" if row["kind"] == "pair" else "other" if row["accuracy"] >= LEARNED else "stalled"
         assert f"seed-{expected}" in dot[1]["class"].split()
         assert text(dot).startswith(f"seed {row['seed']}: {row['accuracy']:.1%} held-out")
     xs = [float(dot[1]["cx"]) for dot in dots]

@@ -365,3 +365,16 @@ def test_cli_text_has_a_line_per_head_and_per_composition_pair():
 def test_cli_bad_arguments_are_a_one_line_error_with_exit_code_2(args):
     out = run_cli(*args)
     assert out.returncode == 2 and out.stderr.startswith("error:") and len(out.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("before, after, change", [
+    ((0.2, 0.98), (0.2, 0.22), "fades"),      # seed 0's layer 1 head 1 with layer 0 off: 0.22 < 0.49
+    ((0.2, 0.98), (0.2, 0.49), "stays"),      # exactly half stays
+    ((0.1, 0.6), (0.35, 0.4), "stays"),       # 0.35 does not beat the induction score 0.4
+    ((0.1, 0.6), (0.45, 0.4), "previous"),    # 0.45 > 0.4 and 0.45 >= 0.1 + 0.2
+    ((0.3, 0.6), (0.45, 0.4), "stays"),       # 0.45 > 0.4 but up only 0.15
+], ids=["fades", "half-stays", "not-over-induction", "turns", "not-up-enough"])
+def test_pattern_change_names_what_switching_heads_off_did(before, after, change):
+    from mha.training import pattern_change
+
+    assert pattern_change(before, after) == change

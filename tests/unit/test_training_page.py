@@ -485,10 +485,18 @@ def test_the_switch_off_question_is_answered_from_the_build_time_runs_measuremen
     head = max((i for i, n in enumerate(names) if n[0] == 1), key=lambda i: final["scores"][i][1])
     mask = fig.mask_of(names, {n for n in names if n[0] == 0})
     (prev_on, on), (prev_off, off) = final["scores"][head], final["scores_off"][mask][head]
-    # fades: below half its score; turns previous-token: that score beats both, by 0.2 over its own; else stays
-    assert answer["answer"] == ("fades" if off < on / 2 else "previous" if prev_off > max(off, prev_on + 0.2)
-                                else "stays")
+    # seed 0, two heads a layer: layer 1 head 1's induction score 0.98 -> 0.22 with layer 0 off (measured by hand
+    # with python -m mha.training --json, "composition"): well under half, so the pattern fades
+    assert (names[head], round(on, 2), round(off, 2), answer["answer"]) == ((1, 1), 0.98, 0.22, "fades")
     assert f"from {on:.2f} to {off:.2f} with layer 0 switched off" in answer["explanation"]
     assert answer["verdicts"][answer["answer"]].startswith("Right")
     assert all(not v.startswith("Right") for k, v in answer["verdicts"].items() if k != answer["answer"])
     assert 'id="q-trained"' in SECTION
+
+
+def test_section_9s_exact_repeat_is_harmless_in_the_build_time_run(built_site):
+    """Section 9 calls an exact repeat harmless, from the build-time run: its guess after FACEACBA's last A is C,
+    the letter both A's lead to (seed 0, two heads a layer: p = 0.99)."""
+    assert fig._copy(fig.REPEAT, "guess") == "C" and float(fig._copy(fig.REPEAT, "p")) >= 0.9
+    page = (built_site / "index.html").read_text()
+    assert "and its guess there is\n      C (p = " in page

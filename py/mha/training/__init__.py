@@ -22,14 +22,14 @@ from .adam import adam_step, learning_rate
 from .train import BATCH, HORIZON, STEPS, train
 from .probes import (accuracy, composition, evaluate, head_names, head_report, head_scores, induction_score, predict,
                      previous_token_score)
-from .roles import INDUCTION_MIN, LEARNED_MIN, PREVIOUS_TOKEN_MIN, classify
+from .roles import INDUCTION_MIN, LEARNED_MIN, PREVIOUS_TOKEN_MIN, classify, pattern_change
 from .checkpoints import checkpoints, params_from_checkpoint, round_params
 
 __all__ = (
     "LENGTH", "VOCAB", "held_out", "make_batch", "make_sequence", "pinned_positions",
     "HEADS", "WIDTH", "count_params", "forward", "init_params", "gradients", "adam_step",
     "learning_rate", "BATCH", "HORIZON", "STEPS", "train", "accuracy", "evaluate", "head_report",
-    "head_scores", "head_names", "composition", "classify", "PREVIOUS_TOKEN_MIN", "INDUCTION_MIN", "LEARNED_MIN",
+    "head_scores", "head_names", "composition", "classify", "pattern_change", "PREVIOUS_TOKEN_MIN", "INDUCTION_MIN", "LEARNED_MIN",
     "induction_score", "predict", "previous_token_score", "checkpoints",
     "params_from_checkpoint", "round_params",
 )

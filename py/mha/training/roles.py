@@ -44,3 +44,17 @@ def classify(report, accuracy):
             "induction_head": [ind["layer"], ind["head"]], "induction": ind["induction"],
             "without_previous_token": prev.get("accuracy_ablated"),
             "without_induction": ind.get("accuracy_ablated")}
+
+
+FADES = 0.5    # a head's pattern "fades" when its score falls below this fraction of what it was
+TURNS = 0.2    # it "turns previous-token" when that score passes its induction score and grows by this much
+
+
+def pattern_change(before, after):
+    """What switching other heads off did to one head's pattern, from its (previous_token, induction) scores
+    before and after: "fades" (induction below FADES of before), "previous" (previous-token now beats
+    induction, up by TURNS or more) or "stays"."""
+    (prev_on, ind_on), (prev_off, ind_off) = before, after
+    if ind_off < FADES * ind_on:
+        return "fades"
+    return "previous" if prev_off > max(ind_off, prev_on + TURNS) else "stays"
