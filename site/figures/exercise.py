@@ -10,7 +10,7 @@ the prose prints come from mha through state.compute.
 
 from figures.registry import Figure
 from page import state as figure_state
-from page.dom import fixed
+from page.dom import fixed, vector_text
 
 PRESETS = (  # (id = data-action, button text): section 4's buttons
     ("try-exercise", "exercise 1: give token 1 the time stamp of token 0 (identity slices)"),
@@ -54,14 +54,10 @@ def status(action, state):
 
 # --- numbers the prose prints: the second exercise at seed 0 --------------------------
 
-def _row(weights):
-    return "[" + ", ".join(fixed(w) for w in weights) + "]"
-
-
 def _random_rows(head):
     """[head's row 0 before the edit, after it], random projections with seed 0, from mha."""
     start, edited = figure_state.with_exercise(figure_state.default_state(), "random")
-    return [_row(figure_state.compute(s).result.weights[head][0]) for s in (start, edited)]
+    return [vector_text(figure_state.compute(s).result.weights[head][0], fixed) for s in (start, edited)]
 
 
 PROSE = {f"exercise-random-head-{h}-{when}": (lambda h=h, i=i: _random_rows(h)[i])

@@ -19,8 +19,8 @@ import mha
 from figures import competition
 from figures import training
 from figures.registry import Figure
-from page.dom import fixed, number_text
-from page.state import MAX_DISTRACTORS
+from page.dom import fixed, vector_text
+from page.state import MAX_DISTRACTORS, model_shape
 
 
 class Question(NamedTuple):
@@ -32,14 +32,6 @@ class Question(NamedTuple):
     answer: object  # the right value, or a function that computes it at build time
     verdicts: object  # value -> why that choice is right or wrong, or a function that computes it
     explanation: Callable
-
-
-def _row(weights):
-    return "[" + ", ".join(fixed(w) for w in weights) + "]"
-
-
-def _vector(xs):
-    return "[" + ", ".join(number_text(x) for x in xs) + "]"
 
 
 def _transpose(rows):
@@ -88,7 +80,7 @@ def worked_head_0():
 def _worked_slots():
     """Token 1's and token 0's slots in head 0 of the worked example, as the page prints them."""
     result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
-    return _vector(result.query_heads[0][1]), _vector(result.key_heads[0][0])
+    return vector_text(result.query_heads[0][1]), vector_text(result.key_heads[0][0])
 
 
 def _worked_prompt():
@@ -108,7 +100,7 @@ def _worked():
     return (f"In the starting example, token 1's query in head 0 is {query} and scores {on_0:g} against token 0's "
             f"key {key_0}, but only {on_self:g} against its own key. A dot product grows with how far a key "
             f"reaches along the query, not with how alike the two are. Divided by \u221a2, that gives token 1's "
-            f"row {_row(weights)}: {fixed(weights[0])} on token 0.")
+            f"row {vector_text(weights, fixed)}: {fixed(weights[0])} on token 0.")
 
 
 # --- section 4: who notices a changed time stamp ---------------------------------------------
@@ -132,8 +124,9 @@ def _exercise():
     wide_after = mha.single_head_attention(mha.EXERCISE_TOKENS)[1]
     return (f"Head 0 reads slots 0\u20131, which the edit leaves alone, so not one of its weights moves. Head 1 "
             f"reads the edited slots: both tokens now carry [0, 1], the scores tie, and both rows become "
-            f"{_row(after.weights[1][0])}. The one wide head reads all four slots, so it moves too, from "
-            f"{_row(wide_before[0])} and {_row(wide_before[1])} to {_row(wide_after[0])} and {_row(wide_after[1])}; "
+            f"{vector_text(after.weights[1][0], fixed)}. The one wide head reads all four slots, so it moves too, from "
+            f"{vector_text(wide_before[0], fixed)} and {vector_text(wide_before[1], fixed)} to "
+            f"{vector_text(wide_after[0], fixed)} and {vector_text(wide_after[1], fixed)}; "
             f"but it is one distribution, and nothing in it says which slots changed.")
 
 
@@ -160,10 +153,13 @@ def _cross():
 
 # --- section 8: whose cache costs more per token ---------------------------------------------
 
+BYTES_PER_VALUE = 2  # 16-bit keys and values, as section 8's calculator starts
+
+
 def sharing_models():
     """Llama-2-7B's and Llama-3-70B's shapes (mha.MODEL_SHAPES) and their bills for one kept token."""
-    shapes = [next(s for s in mha.MODEL_SHAPES if s.name == name) for name in ("Llama-2-7B", "Llama-3-70B")]
-    return [(shape, mha.model_bill(shape, 1)) for shape in shapes]
+    shapes = [model_shape(name) for name in ("Llama-2-7B", "Llama-3-70B")]
+    return [(shape, mha.model_bill(shape, 1, BYTES_PER_VALUE)) for shape in shapes]
 
 
 def _sharing_answer():
@@ -182,7 +178,7 @@ def _sharing():
 
     def bill(shape, per_token):
         return (f"{shape.name}, 2 \u00d7 {shape.layers} layers \u00d7 {shape.kv_heads} key/value heads \u00d7 "
-                f"width {shape.head_width} \u00d7 2 bytes = {mha.format_bytes(per_token)}")
+                f"width {shape.head_width} \u00d7 {BYTES_PER_VALUE} bytes = {mha.format_bytes(per_token)}")
 
     return (f"A token costs a key and a value per layer and per key/value head, 2 bytes a number: "
             f"{bill(small, small_bill.per_token)}; {bill(big, big_bill.per_token)}. The big model has more "

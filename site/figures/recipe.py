@@ -13,7 +13,8 @@ Every number comes from mha; this module only arranges them.
 
 import mha
 from figures.registry import Figure
-from page.dom import band_class, body_row, classes, fixed, header_row, number_cell, number_text, weight_class
+from page.dom import (band_class, body_row, classes, fixed, header_row, number_cell, number_text, vector_text,
+                      weight_class)
 
 # --- section 1: one head blends what it finds ----------------------------------------------
 
@@ -29,10 +30,6 @@ def blend_results():
 
 def _token_name(t):
     return f"token {t} (query)" if t == QUERY else f"token {t}"
-
-
-def _vector(xs, print_one=number_text):
-    return "[" + ", ".join(print_one(x) for x in xs) + "]"
 
 
 def blend_table(label, caption, weights, values, output, slots):
@@ -71,18 +68,18 @@ def _blend_prose():
     result, wide = blend_results()
     tokens = mha.BLEND_TOKENS
     return {
-        "blend-query": lambda: _vector(tokens[QUERY]),
-        "blend-token-0": lambda: _vector(tokens[0]),
-        "blend-token-1": lambda: _vector(tokens[1]),
+        "blend-query": lambda: vector_text(tokens[QUERY]),
+        "blend-token-0": lambda: vector_text(tokens[0]),
+        "blend-token-1": lambda: vector_text(tokens[1]),
         "blend-head-0-weight": lambda: fixed(result.weights[0][QUERY][0]),
         "blend-head-1-weight": lambda: fixed(result.weights[1][QUERY][1]),
-        "blend-head-0-output": lambda: _vector(result.head_outputs[0][QUERY], fixed),
-        "blend-head-1-output": lambda: _vector(result.head_outputs[1][QUERY], fixed),
-        "blend-token-0-head-0": lambda: _vector(result.value_heads[0][0]),
-        "blend-token-1-head-1": lambda: _vector(result.value_heads[1][1]),
+        "blend-head-0-output": lambda: vector_text(result.head_outputs[0][QUERY], fixed),
+        "blend-head-1-output": lambda: vector_text(result.head_outputs[1][QUERY], fixed),
+        "blend-token-0-head-0": lambda: vector_text(result.value_heads[0][0]),
+        "blend-token-1-head-1": lambda: vector_text(result.value_heads[1][1]),
         "blend-wide-weight-0": lambda: fixed(wide.weights[0][QUERY][0]),
         "blend-wide-weight-1": lambda: fixed(wide.weights[0][QUERY][1]),
-        "blend-wide-output": lambda: _vector(wide.outputs[QUERY], fixed),
+        "blend-wide-output": lambda: vector_text(wide.outputs[QUERY], fixed),
     }
 
 

@@ -88,6 +88,11 @@ def fixed(x):
     return f"{x:.4f}"
 
 
+def vector_text(xs, print_one=number_text):
+    """'[0.9, 0.1]': a vector as the prose prints it, each number by print_one (fixed: 4 decimals)."""
+    return "[" + ", ".join(print_one(x) for x in xs) + "]"
+
+
 def signed(x):
     """A change as the figures print it: '+0.1698', '-0.0036'."""
     return f"{x:+.4f}"
