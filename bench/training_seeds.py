@@ -47,9 +47,9 @@ def measure(setting, seed):
     start = time.perf_counter()
     params = train(seed, horizon=setting["steps"], **setting)
     seconds = time.perf_counter() - start
-    report = head_report(params)
-    return {"accuracy": accuracy(params), "heads": report, "composition": composition(params),
-            "kind": classify(report, accuracy(params)), "seconds": round(seconds, 2)}
+    report, held_out = head_report(params), accuracy(params)
+    return {"accuracy": held_out, "heads": report, "composition": composition(params),
+            "kind": classify(report, held_out), "seconds": round(seconds, 2)}
 
 
 def sweep(name, first=0, last=29):
