@@ -365,7 +365,7 @@ function whenNear(elements, run) {
   if (!near) return once();
   for (const element of elements) near.observe(element);
 }
-window.mhaWhenNear = whenNear;  // app/training.py loads section 7's run by the same rule
+window.mhaWhenNear = whenNear;  // app/training.py loads section 8's run by the same rule
 
 // A worker started from its own URL takes its Content-Security-Policy from that file's response headers, and
 // a static host sends none: a reader's code in it could reach any site. A worker started from a blob: URL

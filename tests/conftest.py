@@ -119,7 +119,7 @@ def start_build():
 def pytest_collection_modifyitems(session, config, items):
     """Tests that need the built site run after the others, and the build starts now, beside them.
 
-    On a clean clone the build trains section 7's model and compiles bytecode (about a minute on
+    On a clean clone the build trains section 8's model and compiles bytecode (about a minute on
     two cores): it then overlaps the unit tests instead of holding up the first browser test.
     Unit tests that read the build's cached training run (figures.prose(), run_data) ask for
     built_site too, so the run is trained once, by the build.

@@ -10,7 +10,7 @@ LESSON_HEADS = 2
 # The exercise: token 1's time slots set to token 0's; only head 1 answers.
 EXERCISE_TOKENS = ((1.0, 0.0, 0.0, 1.0), (0.9, 0.1, 0.0, 1.0))
 
-# Cross-attention's second sequence (section 6): three context tokens that supply keys and values.
+# Cross-attention's second sequence (section 7): three context tokens that supply keys and values.
 LESSON_CONTEXT = ((1.0, 0.0, 1.0, 0.0), (0.0, 1.0, 0.0, 1.0), (0.9, 0.1, 0.0, 1.0))
 
 # Section 9, softmax competition. Read by the last token (the query) under a causal mask:

@@ -200,7 +200,7 @@ def on_kv_heads(target):
 
 def on_projections(target):
     # The grid's header bands, the slot legend and the captions name slices only under identity slices
-    # (which also end any sharing, so section 8 redraws): the structure is drawn again, not the grid's fields.
+    # (which also end any sharing, so section 6 redraws): the structure is drawn again, not the grid's fields.
     edit("seed-error", figure_state.with_projections, target.value, redraws=("structure",))
 
 
@@ -288,7 +288,7 @@ def on_preset(action):
 
 
 def on_reset():
-    """Everything in sections 2-8 back to the worked example; the KV calculator keeps its numbers."""
+    """Every figure back to the worked example; the KV calculator keeps its numbers."""
     STATE.update({**figure_state.default_state(), "kv": STATE["kv"]})
     say("fragment-notice", "")
     draw_everything(figure_state.compute(STATE))

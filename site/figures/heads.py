@@ -32,7 +32,7 @@ def options_controls(state):
 
 
 def cross_switch(state):
-    """The cross-attention switch (section 6): children."""
+    """The cross-attention switch (section 7): children."""
     on = {"checked": "checked"} if state["context"] is not None else {}
     return [["label", {"class": "control"}, ["input", {"type": "checkbox", "id": "cross", **on}],
              " cross-attention: keys and values from a second sequence (the context)"]]
@@ -388,7 +388,7 @@ FIGURES = {
                           lambda s, v, b: output_tables_patch(v.result)),
     # section 4: the exercise
     "moved-summary": Figure(lambda s, v, b: [moved_summary(v.result, v.wide, _snapshot(b))], ("numbers",)),
-    # section 6: cross-attention
+    # section 7: cross-attention
     "fig-cross": Figure(lambda s, v, b: cross_switch(s), ("controls",)),
     "context-grid": Figure(_context_grid, ("context-grid",)),
     "context-buttons": Figure(lambda s, v, b: [token_buttons(len(DEFAULT_CONTEXT), "context token")]),

@@ -1,4 +1,4 @@
-"""Section 8 figures as trees: which query heads share a key/value head, what they share, and the KV bill.
+"""Section 6 figures as trees: which query heads share a key/value head, what they share, and the KV bill.
 
 The queries, keys and values come from the page's mha.MultiHeadResult (query_heads,
 key_heads, value_heads); byte counts from mha.model_bill / kv_cache_bill and
@@ -17,7 +17,7 @@ GROUP_HEADS_SHOWN = 4     # query heads drawn beside their shared key/value head
 GROUP_TOKENS_SHOWN = 4    # tokens per table in that figure
 GROUP_NUMBERS_SHOWN = 4   # numbers per vector in that figure
 WEIGHT_BYTES = 2          # the weights in bf16
-PROSE_MODEL = "Llama-3-8B"          # section 8's worked bill
+PROSE_MODEL = "Llama-3-8B"          # section 6's worked bill
 PROSE_LONG_MODEL = "Llama-3.1-8B"   # the same shape, built for 128k tokens
 PROSE_WINDOW_MODEL = "Mistral-7B-v0.1"
 PROSE_BATCH = 16                    # conversations served at once, in the prose
@@ -245,7 +245,7 @@ def _model_row(shape, seq_len, bytes_per_value, batch):
             _money(mha.weights_bytes(shape, WEIGHT_BYTES), "td", "num")]
 
 
-# --- numbers in section 8's prose (<!--value:KEY-->), all from mha ---------------------
+# --- numbers in section 6's prose (<!--value:KEY-->), all from mha ---------------------
 
 def _prose_bill(name, seq_len, batch=1):
     return mha.model_bill(model_shape(name), seq_len, 2, batch)
@@ -296,7 +296,7 @@ def _kv_models(state, view, before):
     return [kv_cache_table(kv.seq_len, kv.bytes_per_value, kv.batch)]
 
 
-FIGURES = {  # section 8: sharing keys and values, the KV cache
+FIGURES = {  # section 6: sharing keys and values, the KV cache
     "fig-kv-sharing": Figure(_kv_sharing, ("structure",)),
     "fig-kv-group": Figure(lambda s, v, b: [group_figure(s, v.result)], ("numbers",)),
     "fig-kv-cache": Figure(lambda s, v, b: kv_calculator(s["kv"])),

@@ -130,7 +130,7 @@ def _exercise():
             f"but it is one distribution, and nothing in it says which slots changed.")
 
 
-# --- section 6: cross-attention's shape, at any token count ----------------------------------
+# --- section 7: cross-attention's shape, at any token count ----------------------------------
 
 def cross_shape():
     """(rows, columns) of head 0's cross-attention table at the start, and (asking tokens, context tokens)."""
@@ -151,9 +151,9 @@ def _cross():
             f"context token you add gives each table one more column.")
 
 
-# --- section 8: whose cache costs more per token ---------------------------------------------
+# --- section 6: whose cache costs more per token ---------------------------------------------
 
-BYTES_PER_VALUE = 2  # 16-bit keys and values, as section 8's calculator starts
+BYTES_PER_VALUE = 2  # 16-bit keys and values, as section 6's calculator starts
 
 
 def sharing_models():
@@ -187,7 +187,7 @@ def _sharing():
 
 
 def _trained_effect():
-    """(answer, explanation) for section 7's question, from the build-time run's final measurements: layer 1's
+    """(answer, explanation) for section 8's question, from the build-time run's final measurements: layer 1's
     top induction head's scores with every head on and with every head of layer 0 switched off."""
     run = training.run_data()
     final = run["checkpoints"][-1]

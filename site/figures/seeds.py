@@ -1,4 +1,4 @@
-"""Section 7's many-seed figure: what a hundred training runs formed, at the page's settings.
+"""Section 8's many-seed figure: what a hundred training runs formed, at the page's settings.
 
 The data is bench/training_seeds.py's sweep, written by its `site` command into SEEDS_FILE (a
 benchmark takes minutes a seed: the build only reads it). Per seed: held-out accuracy and
@@ -30,7 +30,7 @@ def sweep():
 
 
 def kind(row):
-    """'pair' (classify's pair, whatever the accuracy: as section 7's story says it), else 'other' (learned
+    """'pair' (classify's pair, whatever the accuracy: as section 8's story says it), else 'other' (learned
     another way) or 'stalled' (under the learned line)."""
     return "pair" if row["kind"] == "pair" else "other" if row["learned"] else "stalled"
 

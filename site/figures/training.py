@@ -523,7 +523,7 @@ def story(facts, whose):
              f"score: {head_label(*p_name)}'s, {score(p)}; top induction score: {head_label(*i_name)}'s, {score(i)}.")
     kind = facts["kind"]
     if kind == "circuit":
-        (a, _), (b, _) = facts["pair"]  # what switching a off does to b is section 7's question: not here
+        (a, _), (b, _) = facts["pair"]  # what switching a off does to b is section 8's question: not here
         second = (f"Both pass their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}), layer {a[0]} before layer {b[0]}: "
                   f"it formed the circuit.")
     elif kind == "early":

@@ -14,8 +14,8 @@ from typing import Callable, NamedTuple
 import mha
 from page.dom import number_text, slot_range
 
-DEFAULT_CONTEXT = mha.LESSON_CONTEXT  # section 6's second sequence
-DEFAULT_MODEL = "Llama-3-8B"  # the KV-cache calculator's first model (section 8)
+DEFAULT_CONTEXT = mha.LESSON_CONTEXT  # section 7's second sequence
+DEFAULT_MODEL = "Llama-3-8B"  # the KV-cache calculator's first model (section 6)
 DEFAULT_SEQ_LEN = 8192
 DEFAULT_BYTES = 2             # bf16: two bytes per cached number
 MAX_SEED = 2**32 - 1
@@ -300,7 +300,7 @@ def with_kv_fields(state, shape, seq_len, bytes_per_value, batch=1):
 
 
 def with_kv_heads(state, kv_heads):
-    """Section 7's key/value heads; sharing them (fewer than the query heads) switches on random projections.
+    """Section 6's key/value heads; sharing them (fewer than the query heads) switches on random projections.
 
     See check_sharing: identity slices give a shared key/value head no meaning.
     """

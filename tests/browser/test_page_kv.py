@@ -1,4 +1,4 @@
-"""Section 7 in Chromium: sharing key/value heads (on random projections) and the KV-cache calculator.
+"""Section 6 in Chromium: sharing key/value heads (on random projections) and the KV-cache calculator.
 
 One page load is shared by the module (Pyodide takes seconds to start). Expected numbers are
 mha's, computed here in CPython, or byte counts worked by hand in the comments.

@@ -239,7 +239,7 @@ def test_key_value_heads_show_who_shares(reader):
     expect(reader.locator(".kv-group")).to_have_text(["key/value head 0: query head 0, query head 1",
                                                       "key/value head 1: query head 2, query head 3"])
     expect(reader.locator(".kv-sharing figcaption")).to_contain_text("grouped-query")
-    expect(reader.locator("#projections")).to_have_value("random")  # sharing needs projections (section 8)
+    expect(reader.locator("#projections")).to_have_value("random")  # sharing needs projections (section 6)
     tokens = [list(row) + [0.0] * 4 for row in mha.LESSON_TOKENS]
     result, _ = lesson_weights(tokens, 4, kv_heads=2, **mha.random_projections(8, 4, kv_heads=2, seed=0))
     for h in range(4):
@@ -248,7 +248,7 @@ def test_key_value_heads_show_who_shares(reader):
     reader.locator("#kv-heads").select_option("1")
     expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query")
     expect(reader).to_have_url(re.compile(r"h=4&kv=1"))
-    reader.locator("#sharing-heads").select_option("8")  # section 7's own query-heads picker
+    reader.locator("#sharing-heads").select_option("8")  # section 6's own query-heads picker
     expect(reader.locator("#sharing-heads")).to_be_focused()
     expect(reader.locator("#heads")).to_have_value("8")
     expect(reader.locator(".kv-sharing figcaption")).to_contain_text("multi-query: a single key/value head serves all 8 query heads")

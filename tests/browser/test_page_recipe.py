@@ -89,7 +89,7 @@ def test_the_diagram_and_counts_follow_width_heads_and_tokens(reader):
 def test_shared_key_value_heads_shrink_the_keys_and_the_count(reader):
     reader.select_option("#width", "8")
     reader.select_option("#heads", "4")            # width 2 each
-    reader.select_option("#projections", "random")  # sharing needs projections (section 8)
+    reader.select_option("#projections", "random")  # sharing needs projections (section 6)
     reader.select_option("#kv-heads", "2")         # keys and values: 2 x 2 = 4 wide
     expect(shapes(reader).nth(2)).to_have_text("2 × 4")
     expect(shapes(reader).nth(1)).to_have_text("2 × 8")

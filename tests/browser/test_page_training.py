@@ -36,7 +36,7 @@ LAST = fig.COUNT - 1
 
 @pytest.fixture(scope="module")
 def section(lesson):
-    """conftest's shared page, scrolled to section 7 (it loads its run once it is near) and ready."""
+    """conftest's shared page, scrolled to section 8 (it loads its run once it is near) and ready."""
     lesson.locator("#trained").scroll_into_view_if_needed()
     expect(lesson.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
     return lesson

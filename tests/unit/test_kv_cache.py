@@ -1,4 +1,4 @@
-"""Section 7: the KV cache bill (mha.kv_cache), the published shapes, and the figures that print them.
+"""Section 6: the KV cache bill (mha.kv_cache), the published shapes, and the figures that print them.
 
 References: byte counts worked by hand in the comments; the model shapes and parameter
 counts worked again here from each model's config.json fields (written below as literals,
@@ -316,7 +316,7 @@ def test_read_kv_fields_rejects_bad_input(field, value, message):
         kv.read_kv_fields({**fields, field: value})
 
 
-# --- section 7's prose: every number from mha ------------------------------------------
+# --- section 6's prose: every number from mha ------------------------------------------
 
 def test_the_prose_numbers_are_mhas():
     """Worked by hand: 128 KiB a token; 8192 x 128 KiB = 1 GiB (4 GiB with 32 kv heads); 16 x 1 GiB;
@@ -333,11 +333,11 @@ def test_the_prose_numbers_are_mhas():
 
 
 def test_the_section_types_no_number_of_its_own():
-    """Every quantity in section 8's prose is a <!--value:KEY--> mark that PROSE fills; the digits left
+    """Every quantity in section 6's prose is a <!--value:KEY--> mark that PROSE fills; the digits left
     are names (section 3, head 0, head 1), the formula's closing factor 2 (a key and a value) and the heading's 8."""
     source = SECTION.read_text()
     marks = set(re.findall(r"<!--value:([a-z0-9-]+)-->", source))
     assert marks and marks <= set(kv.PROSE)
     prose = html.unescape(re.sub(r"<!--.*?-->|<div .*?</div>|<[^>]+>", " ", source, flags=re.S))
     numbers = re.findall(r"(?<![\w.])\d[\d.,]*", prose)
-    assert sorted(set(numbers)) == ["0", "1", "2,", "3", "8."], numbers
+    assert sorted(set(numbers)) == ["0", "1", "2,", "3", "6."], numbers

@@ -12,7 +12,7 @@ Worked by hand (the worked example and exercise are derived in tests/conftest.py
 - section 4: head 1 ties at 0.5000 / 0.5000; the wide head's rows move from [0.6341, 0.3659] and
   [0.3870, 0.6130] to [0.5125, 0.4875] and [0.5100, 0.4900]; head 0 does not move.
 - cross-attention: 2 asking tokens x 3 context tokens, so rows are n and columns m.
-- section 8, per token, 2 bytes a number, keys and values: Llama-2-7B 2 x 32 layers x 32 kv heads x
+- section 6, per token, 2 bytes a number, keys and values: Llama-2-7B 2 x 32 layers x 32 kv heads x
   128 x 2 = 524,288 B = 512 KiB; Llama-3-70B 2 x 80 x 8 x 128 x 2 = 327,680 B = 320 KiB: the 7B's is bigger.
 - section 9 at 1,000 distractors, head 0: a distractor scores 0, so in units of its weight (e^0 = 1) token 0
   weighs e^(8/sqrt2) = 286.2 and the query itself e^(4/sqrt2) = 16.9; token 0 keeps
@@ -28,7 +28,7 @@ import pytest
 from figures import questions
 from page import dom
 
-# Section 7's question is answered from the build-time training run, which build.py trains and caches:
+# Section 8's question is answered from the build-time training run, which build.py trains and caches:
 # wait for the session's build instead of training it a second time beside it (see tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("built_site")
 
@@ -63,7 +63,7 @@ GIVEAWAYS = {
 
 @pytest.mark.parametrize("qid", questions.QUESTIONS)
 def test_every_question_has_its_answer_among_its_options_and_a_verdict_for_each(qid):
-    q = questions.answers()[qid]  # an answer and verdicts computed at build time (section 7's) are computed here
+    q = questions.answers()[qid]  # an answer and verdicts computed at build time (section 8's) are computed here
     values = [value for value, _ in questions.QUESTIONS[qid].options]
     assert q["answer"] in values and sorted(q["verdicts"]) == sorted(values) and len(set(values)) == len(values)
     assert q["verdicts"][q["answer"]].startswith("Right")

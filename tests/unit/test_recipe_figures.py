@@ -14,7 +14,7 @@ from page import dom
 from page import state as figure_state
 from trees import find, nodes, text
 
-# figures.prose() and run_data() read section 7's training run, which build.py trains and caches:
+# figures.prose() and run_data() read section 8's training run, which build.py trains and caches:
 # these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
 pytestmark = pytest.mark.usefixtures("built_site")
 

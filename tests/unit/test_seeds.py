@@ -1,4 +1,4 @@
-"""Section 7's many-seed figure (site/figures/seeds.py): its data is the page's model, its words are its counts.
+"""Section 8's many-seed figure (site/figures/seeds.py): its data is the page's model, its words are its counts.
 
 The data is bench/training_seeds.py's sweep (`site h22` writes site/figures/training_seeds.json). What
 is checked here, independently of the figure code: the sweep is of the model the page trains (the same

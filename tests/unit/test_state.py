@@ -183,7 +183,7 @@ def test_numbers_that_match_no_model_are_your_own_shape():
     assert edited["kv"].shape == mha.ModelShape("your own shape", 3, 4, 2, 8)
 
 
-# --- sharing keys and values needs projections (section 7) ---------------------------
+# --- sharing keys and values needs projections (section 6) ---------------------------
 
 def test_the_gate_refuses_shared_key_value_heads_over_identity_slices():
     """Multi-query with identity slices: query head 1 (slots 2-3) would score against head 0's slots 0-1."""

@@ -1,4 +1,4 @@
-"""Section 7 for any number of heads per layer, and the facts its sentences are rendered from.
+"""Section 8 for any number of heads per layer, and the facts its sentences are rendered from.
 
 References: mha.training itself (accuracy, head_scores, forward) on models of shape (2, 2) and (2, 1),
 made by init_params with a fixed random.Random, so no build is needed; identities of the model (a head
@@ -176,7 +176,7 @@ def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
                             "head 1's, 0.62; top induction score: layer 1 head 0's, 0.97.")
     assert ("layer 1 head 0's, 0.97. Both pass their lines (0.4 and 0.8), layer 0 before layer 1: it formed the "
             "circuit.") in story
-    assert "induction score falls" not in story  # the answer to section 7's question waits for its Check
+    assert "induction score falls" not in story  # the answer to section 8's question waits for its Check
     assert "layer 0 head 0 98.0%; layer 0 head 1 30.0%; layer 1 head 0 27.0%; layer 1 head 1 99.0%" in story
     copy = text(fig.copy_story(facts, "the build-time run")[0])
     assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the C after each A in FACEACBA" in copy

@@ -21,7 +21,7 @@ from training import state as st
 from training import worker
 from trees import nodes, text
 
-# figures.prose() and run_data() read section 7's training run, which build.py trains and caches:
+# figures.prose() and run_data() read section 8's training run, which build.py trains and caches:
 # these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
 pytestmark = pytest.mark.usefixtures("built_site")
 
@@ -438,7 +438,7 @@ def test_the_word_counter_counts_only_prose_outside_figures():
     assert prose_words(fragment) == 5
 
 
-def test_section_7_keeps_to_its_prose_budget(built_site):
+def test_section_8_keeps_to_its_prose_budget(built_site):
     """At most 650 words (it was about 1,150), counted on the built page, the sentences about the run included."""
     page = (built_site / "index.html").read_text()
     assert prose_words(section_html(page, "trained")) <= 650
