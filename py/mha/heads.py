@@ -27,7 +27,9 @@ class MultiHeadResult:
     draws only the weights never pays for them, and an overflow in them raises
     ValueError at that read.
     head_outputs: heads x n x head_width, each head's weights @ its values;
-    concat: n x d, the head outputs side by side; outputs: n x d, concat @ w_o.
+    concat: n x d, the head outputs side by side; outputs: n x d, concat @ w_o;
+    head_writes: heads x n x d, head i's output @ its block of w_o's rows. They add up
+    to outputs: concat @ w_o = sum over heads of head_output_i @ w_o[i*hw:(i+1)*hw].
     """
 
     weights: list
@@ -59,6 +61,18 @@ class MultiHeadResult:
     def outputs(self):
         """concat @ w_o (the concat itself when w_o is the identity)."""
         return self.concat if self.w_o is None else self.project(self.concat, self.w_o)
+
+    @cached_property
+    def head_writes(self):
+        """(heads, n, d): what each head adds to every token, head_outputs[i] @ rows i*hw..(i+1)*hw of w_o."""
+        hw, d = self.head_width, self.width
+        writes = []
+        for i, out in enumerate(self.head_outputs):
+            if self.w_o is None:  # the identity's rows for head i: its output lands in its own slots
+                writes.append([[0.0] * (i * hw) + list(row) + [0.0] * (d - (i + 1) * hw) for row in out])
+            else:
+                writes.append(matmul(out, self.w_o[i * hw:(i + 1) * hw]))
+        return writes
 
     def __eq__(self, other):
         if not isinstance(other, MultiHeadResult):

@@ -94,3 +94,28 @@ def test_random_projections_are_seeded_and_shaped():
     assert {name: w.shape for name, w in a.items()} == shapes
     bound = np.sqrt(3 / 8)
     assert all(np.abs(np.array(w)).max() <= bound for w in a.values())
+
+
+@pytest.mark.parametrize("heads, kv_heads", [(2, 2), (4, 2), (4, 1)])
+@pytest.mark.parametrize("projected", [False, True])
+def test_each_head_writes_through_its_own_rows_of_w_o_and_the_writes_add_up(heads, kv_heads, projected):
+    """Section 2's sum-over-heads: concat @ W_O = sum_i head_i @ W_O[i*hw:(i+1)*hw], checked against numpy's
+    split of W_O into row blocks; with identity slices head i writes into its own slots only."""
+    x = np.array([[1.0, 0.0, 0.0, 1.0, 0.5, -0.5, 0.2, 0.1], [0.9, 0.1, 1.0, 0.0, -0.3, 0.4, 0.0, 0.7],
+                  [0.0, 1.0, 1.0, 0.0, 0.2, 0.2, -1.0, 0.3]])
+    d, hw = 8, 8 // heads
+    weights = mha.random_projections(d, heads, kv_heads=kv_heads, seed=3) if projected else {}
+    result = mha.multi_head_attention(x.tolist(), heads, kv_heads=kv_heads, **weights)
+    w_o = np.array(weights["w_o"]) if projected else np.eye(d)
+    writes = np.array(result.head_writes)
+    outs = np.array(result.head_outputs)
+    for i in range(heads):
+        assert np.allclose(writes[i], outs[i] @ w_o[i * hw:(i + 1) * hw], atol=1e-12)
+    assert np.allclose(writes.sum(axis=0), np.array(result.outputs), atol=1e-12)
+    expected, _ = reference_multi_head(x, heads, kv_heads=kv_heads,
+                                       **{k: np.array(v) for k, v in weights.items()})
+    assert np.allclose(writes.sum(axis=0), expected, atol=1e-12)
+    if not projected:
+        for i in range(heads):
+            outside = np.delete(writes[i], np.arange(i * hw, (i + 1) * hw), axis=1)
+            assert not outside.any()
