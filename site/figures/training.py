@@ -652,13 +652,6 @@ def _heads_text():
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
-def _copy(text, part):
-    facts = describe_run(_final())
-    weights, guess, p = facts["copy"][text]
-    return {"weights": " and ".join(score(w) for w in weights), "guess": guess, "p": score(p),
-            "verdict": near_verdict(weights, guess, p)}[part]
-
-
 PROSE = {
     "train-letters": lambda: f"{LETTERS[0]} to {LETTERS[mha.training.VOCAB - 1]}",
     "train-length": lambda: str(mha.training.LENGTH),
@@ -673,11 +666,6 @@ PROSE = {
     "train-threshold-induction": lambda: str(INDUCTION_MIN),
     "train-lr-first": lambda: f"{mha.training.learning_rate(0, 2):g}",
     "train-lr-last": lambda: f"{mha.training.learning_rate(1, 2):g}",
-    "train-repeat-weights": lambda: _copy(REPEAT, "weights"),
-    "train-repeat-p": lambda: _copy(REPEAT, "p"),
-    "train-repeat-guess": lambda: _copy(REPEAT, "guess"),
-    "train-near-weights": lambda: _copy(NEAR, "weights"),
-    "train-near-verdict": lambda: _copy(NEAR, "verdict"),
 }
 
 FIGURES = {
