@@ -1,23 +1,19 @@
-"""Pictures next to the numbers (section 3): attention lines per head, the temperature slider, the 1/sqrt(d) chart.
+"""Pictures next to the numbers (section 3): attention lines per head, the 1/sqrt(d) chart.
 
 - attention_picture: beside each head's weight table (figures/heads.py head_tables), one line
   from every query token (left) to every key (right), its stroke-opacity the weight. The lines
   come in the table's cell order, so boot.js's mhaPatch moves each line's opacity with its cell
   (no extra data per keystroke). aria-hidden: the table is the accessible source.
-- fig-temperature (live): the slider for state["temperature"], and its readout.
 - fig-scale (static, drawn at build time): one random query against 8 random keys at widths
   4, 64 and 1024, the largest softmax weight with and without dividing by sqrt(d).
 
 No math here: mha computes every number (mha.attention_weights, mha.projections.random_vectors).
-Events (figures/__init__.py): "temperature" redraws only the slider's readout, so a slider being
-dragged is never rebuilt under the pointer.
 """
 
 import mha
 from figures.registry import Figure
 from mha.projections import random_vectors
 from page.dom import fixed
-from page.state import TEMPERATURES
 
 # --- the attention lines, one picture per head ----------------------------------------
 
@@ -67,25 +63,6 @@ def pictures_note(weights):
     return ["p", {"class": "note pictures-note"},
             f"Line pictures are drawn for up to {PICTURE_TOKENS} tokens; with {len(weights)} queries and "
             f"{len(weights[0])} keys they would be a tangle, so the coloured tables carry every weight alone."]
-
-
-# --- the temperature slider ----------------------------------------------------------
-
-def temperature_words(temperature):
-    """The slider's value in words (its readout and aria-valuetext)."""
-    if temperature == 1.0:
-        return "T = 1: the plain recipe"
-    return f"T = {temperature:g}: {'sharper' if temperature < 1 else 'flatter'} than the recipe"
-
-
-def temperature_control(state):
-    """A range input over state.TEMPERATURES (its value is a stop's index) and an <output> readout."""
-    t = state["temperature"]
-    slider = ["input", {"type": "range", "id": "temperature", "min": "0", "max": str(len(TEMPERATURES) - 1),
-                        "step": "1", "value": str(TEMPERATURES.index(t)), "aria-valuetext": temperature_words(t),
-                        "aria-describedby": "temperature-error"}]
-    return [["label", {"class": "control temperature"}, "temperature ", slider],
-            " ", ["output", {"id": "temperature-value", "for": "temperature"}, temperature_words(t)]]
 
 
 # --- why 1/sqrt(d): one row at three widths (static) --------------------------------------
@@ -150,24 +127,10 @@ def _scale_value(d, column):
     return lambda: fixed(next(row for row in scale_rows() if row[0] == d)[column])
 
 
-def _temperature_prose(t, head):
-    """Head `head`'s weight of token 0 on itself in the worked example at temperature t (mha), 4 decimals."""
-    return lambda: fixed(mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS, temperature=t)
-                         .weights[head][0][0])
-
-
 FIGURES = {
-    "fig-temperature": Figure(lambda s, v, b: temperature_control(s), ("controls",)),
-    "temperature-value": Figure(lambda s, v, b: [temperature_words(s["temperature"])], ("temperature",),
-                                mark=False),
     "fig-scale": Figure(lambda s, v, b: [scale_chart()]),
 }
 PROSE = {
     **{f"scale-{d}-scaled": _scale_value(d, 1) for d in SCALE_WIDTHS},
     **{f"scale-{d}-raw": _scale_value(d, 2) for d in SCALE_WIDTHS},
-    "temperature-low": lambda: f"{TEMPERATURES[1]:g}",
-    "temperature-high": lambda: f"{TEMPERATURES[-3]:g}",
-    "head-1-sharp": _temperature_prose(TEMPERATURES[1], 1),
-    "head-1-flat": _temperature_prose(TEMPERATURES[-3], 1),
-    "head-0-sharp": _temperature_prose(TEMPERATURES[1], 0),
 }

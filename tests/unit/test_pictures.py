@@ -1,7 +1,7 @@
-"""Section 3's pictures and prose (figures/pictures.py): lines that mirror the tables, the slider, the 1/sqrt(d) chart.
+"""Section 3's pictures and prose (figures/pictures.py): lines that mirror the tables, the 1/sqrt(d) chart.
 
 References: the worked example's numbers (tests/conftest.py, by hand), numpy for the
-1/sqrt(d) chart, and the section's own text for the claims it makes at every setting.
+1/sqrt(d) chart, and the section's own text for the claims it makes.
 """
 
 import math
@@ -10,8 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import mha
 from figures import heads, pictures
@@ -78,43 +76,6 @@ def test_past_the_token_limit_there_are_no_lines_and_the_page_says_why():
     assert len(tagged(lesson_tables(at_limit)[1], "svg", "attn-picture")) == 3
 
 
-# --- the temperature slider -------------------------------------------------------------
-
-def test_the_slider_sits_at_the_states_stop_and_says_its_value_in_words():
-    control = ["div", {}, *pictures.temperature_control({**figure_state.default_state(), "temperature": 0.1})]
-    slider = tagged(control, "input")[0]
-    assert slider[1]["type"] == "range" and slider[1]["value"] == "1"
-    assert slider[1]["max"] == str(len(figure_state.TEMPERATURES) - 1)
-    assert slider[1]["aria-valuetext"] == "T = 0.1: sharper than the recipe"
-    assert pictures.temperature_words(1.0) == "T = 1: the plain recipe"
-    assert pictures.temperature_words(5.0) == "T = 5: flatter than the recipe"
-
-
-def test_the_slider_reaches_a_sharp_row_and_a_flat_one():
-    """Head 1, token 0: gap 0.70711 / T. T = 0.05: gap 14.1 -> 1 - 7e-7; T = 20: gap 0.0354 -> 0.50884."""
-    sharpest, flattest = figure_state.TEMPERATURES[0], figure_state.TEMPERATURES[-1]
-    sharp = figure_state.compute(figure_state.with_temperature(figure_state.default_state(), sharpest))
-    flat = figure_state.compute(figure_state.with_temperature(figure_state.default_state(), flattest))
-    assert sharp.result.weights[1][0][0] > 0.99
-    assert flat.result.weights[1][0][0] == pytest.approx(1 / (1 + math.exp(-1 / math.sqrt(2) / 20)), abs=1e-12)
-    assert round(flat.result.weights[1][0][0], 4) == 0.5088
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.floats(-3, 3, allow_nan=False), min_size=4, max_size=4), min_size=1, max_size=5),
-       st.sampled_from(figure_state.TEMPERATURES))
-def test_temperature_never_reorders_a_row_as_the_prose_says(tokens, temperature):
-    """'T changes how far apart the scores sit, never their order': dividing by T > 0 keeps the ranking."""
-    plain = mha.multi_head_attention(tokens, 2).weights
-    tempered = mha.multi_head_attention(tokens, 2, temperature=temperature).weights
-    for head_plain, head_tempered in zip(plain, tempered):
-        for row_plain, row_tempered in zip(head_plain, head_tempered):
-            order = sorted(range(len(row_plain)), key=lambda j: (-row_plain[j], j))
-            for a, b in zip(order, order[1:]):
-                if row_plain[a] - row_plain[b] > 1e-9:
-                    assert row_tempered[a] >= row_tempered[b]
-
-
 # --- why 1/sqrt(d): the static chart ---------------------------------------------------
 
 def numpy_largest_weights(d):
@@ -155,8 +116,6 @@ def test_every_value_mark_of_the_section_is_in_prose_and_agrees_with_mha():
     marks = set(re.findall(r"<!--value:([a-z0-9-]+)-->", SECTION))
     assert marks <= set(pictures.PROSE)
     values = {key: make() for key, make in pictures.PROSE.items()}
-    assert values["head-1-sharp"] == "0.9992" and values["head-0-sharp"] == "0.6698"
-    assert float(values["head-1-flat"]) < 0.6 < float(values["head-1-sharp"])
     assert values["scale-1024-raw"] == "1.0000"
 
 
