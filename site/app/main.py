@@ -18,7 +18,7 @@ from pyscript import document, window
 import mha
 from app import cells as cells_glue
 from app import training as training_glue
-from figures import FIGURES, exercise, pictures, redrawn_by
+from figures import FIGURES, exercise, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state
@@ -120,7 +120,7 @@ def draw_everything(view, mark=True):
     """After a preset, a reset or a shared link: every control and figure from the state."""
     draw_grids(view)
     redraw("controls", view)
-    for error_id in ("seed-error", "distractors-error", "temperature-error"):
+    for error_id in ("seed-error", "distractors-error"):
         say(error_id, "")
     draw_structure(view)
     redraw("numbers", view, SHOWN["view"] if mark else None)
@@ -224,15 +224,6 @@ def on_setting(target, field, error_id, redraws):
 LINKED_PARSERS = {linked.field: linked.parse for linked in figure_state.LINKED}
 
 
-def on_temperature(target):
-    """The slider moved: every table at the new temperature; its readout and spoken value follow."""
-    stop = lambda s: figure_state.with_temperature(s, figure_state.temperature_stop(target.value))  # noqa: E731
-    view = edit("temperature-error", stop)
-    if view is not None:
-        target.setAttribute("aria-valuetext", pictures.temperature_words(STATE["temperature"]))
-        redraw("temperature", view)
-
-
 def on_causal(target):
     edit("grid-error", lambda s: figure_state.changed(s, causal=bool(target.checked)))
 
@@ -297,7 +288,7 @@ def on_reset():
 
 
 INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads,
-          "projections": on_projections, "causal": on_causal, "cross": on_cross, "temperature": on_temperature,
+          "projections": on_projections, "causal": on_causal, "cross": on_cross,
           "seed": lambda target: on_setting(target, "seed", "seed-error", ("numbers",)),
           "distractors": lambda target: on_setting(target, "distractors", "distractors-error", ("competition",)),
           "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}

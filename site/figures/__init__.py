@@ -11,7 +11,6 @@ FIGURES (figures/heads.py, kv.py, competition.py, ...):
     "controls"   every picker and switch from the state (a preset, a reset, a shared link)
     "model"      the KV calculator switched model;  "kv": one of its fields changed
     "competition"  the distractor count changed
-    "temperature"  the temperature slider moved (only its readout: the tables redraw on "numbers")
   An empty tuple: drawn at build time only (static tables, buttons main.py toggles in place).
 - patch(state, view, before) -> the same numbers as build, for boot.js's mhaPatch (same shape only).
 - mark: index.html has a <!--render:ID--> mark for it (False for parts inside another figure).

@@ -36,17 +36,17 @@ def _projections(state):
 def status(action, state):
     """What a section 4 button just set, in one sentence; `state` is the state it left."""
     if action == "try-exercise":
-        return ("Set identity slices, 2 heads with their own keys and values, no causal mask and temperature 1; "
+        return ("Set identity slices, 2 heads with their own keys and values and no causal mask; "
                 "drew the lesson's tokens, then changed token 1's slots 2-3 to token 0's [0, 1].")
     if action == "try-exercise-random":
-        return (f"Set {_projections(state)}, 2 heads with their own keys and values, no causal mask and "
-                "temperature 1; drew the lesson's tokens, then made the same change to token 1's slots 2-3.")
+        return (f"Set {_projections(state)}, 2 heads with their own keys and values and no causal mask; "
+                "drew the lesson's tokens, then made the same change to token 1's slots 2-3.")
     if action == "preset-lesson":
         mask = "on" if state["causal"] else "off"
         return (f"Put the lesson's two tokens back with 2 heads; kept {_projections(state)} and the causal mask "
                 f"({mask}).")
     if action == "reset-all":
-        return ("Reset the live figures to the worked example: identity slices, seed 0, no mask, temperature 1, "
+        return ("Reset the live figures to the worked example: identity slices, seed 0, no mask, "
                 "no cross-attention, no distractors. The code cells, the trained model, your answers and the "
                 "KV calculator keep theirs.")
     raise ValueError(f"no section 4 button called {action!r}")

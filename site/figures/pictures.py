@@ -1,23 +1,13 @@
-"""Pictures next to the numbers (section 3): attention lines per head, the temperature slider, the 1/sqrt(d) chart.
+"""Pictures next to the numbers (section 3): attention lines per head.
 
 - attention_picture: beside each head's weight table (figures/heads.py head_tables), one line
   from every query token (left) to every key (right), its stroke-opacity the weight. The lines
   come in the table's cell order, so boot.js's mhaPatch moves each line's opacity with its cell
   (no extra data per keystroke). aria-hidden: the table is the accessible source.
-- fig-temperature (live): the slider for state["temperature"], and its readout.
-- fig-scale (static, drawn at build time): one random query against 8 random keys at widths
-  4, 64 and 1024, the largest softmax weight with and without dividing by sqrt(d).
 
-No math here: mha computes every number (mha.attention_weights, mha.projections.random_vectors).
-Events (figures/__init__.py): "temperature" redraws only the slider's readout, so a slider being
-dragged is never rebuilt under the pointer.
+No math here: mha computes every weight the lines draw. The pictures have no element of their own
+(heads.py puts them in its tables), so this family's FIGURES and PROSE are empty.
 """
-
-import mha
-from figures.registry import Figure
-from mha.projections import random_vectors
-from page.dom import fixed
-from page.state import TEMPERATURES
 
 # --- the attention lines, one picture per head ----------------------------------------
 
@@ -69,105 +59,7 @@ def pictures_note(weights):
             f"{len(weights[0])} keys they would be a tangle, so the coloured tables carry every weight alone."]
 
 
-# --- the temperature slider ----------------------------------------------------------
+# --- the registry: no element of its own -------------------------------------------
 
-def temperature_words(temperature):
-    """The slider's value in words (its readout and aria-valuetext)."""
-    if temperature == 1.0:
-        return "T = 1: the plain recipe"
-    return f"T = {temperature:g}: {'sharper' if temperature < 1 else 'flatter'} than the recipe"
-
-
-def temperature_control(state):
-    """A range input over state.TEMPERATURES (its value is a stop's index) and an <output> readout."""
-    t = state["temperature"]
-    slider = ["input", {"type": "range", "id": "temperature", "min": "0", "max": str(len(TEMPERATURES) - 1),
-                        "step": "1", "value": str(TEMPERATURES.index(t)), "aria-valuetext": temperature_words(t),
-                        "aria-describedby": "temperature-error"}]
-    return [["label", {"class": "control temperature"}, "temperature ", slider],
-            " ", ["output", {"id": "temperature-value", "for": "temperature"}, temperature_words(t)]]
-
-
-# --- why 1/sqrt(d): one row at three widths (static) --------------------------------------
-
-SCALE_WIDTHS = (4, 64, 1024)
-SCALE_KEYS = 8  # keys per row: a flat row gives each 1/8
-SCALE_SEED = 0
-
-
-def scale_rows():
-    """Per width d: (d, largest weight with the scores divided by sqrt(d), largest weight without).
-
-    One query against SCALE_KEYS keys, all mha's seeded unit-variance vectors (random_vectors);
-    mha.attention_weights divides by sqrt(d) by default, and scale=1.0 leaves the dot products raw.
-    """
-    rows = []
-    for d in SCALE_WIDTHS:
-        query, *keys = random_vectors(1 + SCALE_KEYS, d, seed=SCALE_SEED)
-        scaled = mha.attention_weights([query], keys)[0]
-        raw = mha.attention_weights([query], keys, scale=1.0)[0]
-        rows.append((d, max(scaled), max(raw)))
-    return rows
-
-
-BAR = 150  # picture units for a weight of 1
-
-
-def scale_chart():
-    """fig-scale: for each width, two bars (the largest weight with and without 1/sqrt(d)); lines at 1/8 and 1."""
-    rows = scale_rows()
-    left, pitch = 58, 44
-    height = 20 + pitch * len(rows)
-    flat = left + BAR / SCALE_KEYS
-    parts = [["line", {"class": "scale-flat", "x1": f"{flat:g}", "y1": "14", "x2": f"{flat:g}",
-                       "y2": f"{height - 4:g}"}],
-             ["text", {"class": "scale-note", "x": f"{flat + 3:g}", "y": "10"}, f"flat: 1/{SCALE_KEYS}"],
-             ["line", {"class": "scale-flat", "x1": str(left + BAR), "y1": "14", "x2": str(left + BAR),
-                       "y2": f"{height - 4:g}"}],
-             ["text", {"class": "scale-note", "x": str(left + BAR), "y": "10", "text-anchor": "middle"},
-              "1: one key takes all"]]
-    for k, (d, scaled, raw) in enumerate(rows):
-        y = 20 + pitch * k
-        parts += [["text", {"class": "scale-label", "x": "0", "y": f"{y + 16:g}"}, f"d = {d}"]]
-        for b, (weight, cls, words) in enumerate(((scaled, "scaled", "÷√d"), (raw, "raw", "no ÷√d"))):
-            top = y + b * 16
-            parts += [["rect", {"class": f"scale-bar {cls}", "x": str(left), "y": f"{top:g}",
-                                "width": f"{BAR * weight:g}", "height": "12"}],
-                      ["text", {"class": "scale-value", "x": f"{left + BAR * weight + 4:g}", "y": f"{top + 10:g}"},
-                       f"{fixed(weight)} {words}"]]
-    label = "; ".join(f"d = {d}: {fixed(s)} dividing by the square root of d, {fixed(r)} without"
-                      for d, s, r in rows)
-    return ["figure", {"class": "scale-figure"},
-            ["svg", {"class": "scale-chart", "viewBox": f"0 0 300 {height:g}", "role": "img",
-                     "aria-label": f"largest weight of one softmax row over {SCALE_KEYS} keys: {label}"}, *parts],
-            ["figcaption", {}, f"One random query against {SCALE_KEYS} random keys (entries of variance 1, "
-                               f"seed {SCALE_SEED}): the largest weight of its softmax row, with the scores "
-                               f"divided by √d (blue) and left as they are (orange). The dashed lines mark a flat "
-                               f"row (1/{SCALE_KEYS} each) and a row that gives one key everything (1)."]]
-
-
-def _scale_value(d, column):
-    return lambda: fixed(next(row for row in scale_rows() if row[0] == d)[column])
-
-
-def _temperature_prose(t, head):
-    """Head `head`'s weight of token 0 on itself in the worked example at temperature t (mha), 4 decimals."""
-    return lambda: fixed(mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS, temperature=t)
-                         .weights[head][0][0])
-
-
-FIGURES = {
-    "fig-temperature": Figure(lambda s, v, b: temperature_control(s), ("controls",)),
-    "temperature-value": Figure(lambda s, v, b: [temperature_words(s["temperature"])], ("temperature",),
-                                mark=False),
-    "fig-scale": Figure(lambda s, v, b: [scale_chart()]),
-}
-PROSE = {
-    **{f"scale-{d}-scaled": _scale_value(d, 1) for d in SCALE_WIDTHS},
-    **{f"scale-{d}-raw": _scale_value(d, 2) for d in SCALE_WIDTHS},
-    "temperature-low": lambda: f"{TEMPERATURES[1]:g}",
-    "temperature-high": lambda: f"{TEMPERATURES[-3]:g}",
-    "head-1-sharp": _temperature_prose(TEMPERATURES[1], 1),
-    "head-1-flat": _temperature_prose(TEMPERATURES[-3], 1),
-    "head-0-sharp": _temperature_prose(TEMPERATURES[1], 0),
-}
+FIGURES = {}
+PROSE = {}

@@ -1,12 +1,13 @@
 """The figure's state in the URL fragment, so a reader can share what they built.
 
-    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1
+    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0
 
 t: tokens (';' between tokens, ',' between slots); x: context tokens for
 cross-attention (absent: self-attention); h: heads; kv: key/value heads;
-c: causal 0/1; p: projections id/rand; s: seed; d: distractors;
-temp: temperature (one of state.TEMPERATURES; 1 is the plain recipe). Every
-key after h is an entry of state.LINKED, which says how it is read and written.
+c: causal 0/1; p: projections id/rand; s: seed; d: distractors. Every key
+after h is an entry of state.LINKED, which says how it is read and written.
+A key in RETIRED names a setting the page no longer has: an old link's value
+for it is dropped without a word, and the rest of the link still opens.
 
 This module is the codec only. decode() trusts nothing: every value goes
 through mha's parsers, and the decoded state ends in state.compute, the gate
@@ -24,10 +25,11 @@ MAX_FRAGMENT = 2 * mha.MAX_TOKENS * mha.MAX_WIDTH * 26 + 200  # two full sequenc
 MAX_ITEM = 40  # characters in one number or setting: longer is not a number we wrote
 ALLOWED = set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.,;+-=&")
 PREFIX = "ignored the link's settings: "
+RETIRED = {"temp"}  # temp: section 3's temperature slider, cut (attention has no such knob)
 
 
 def encode(state):
-    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1' (no '#'; numbers as their shortest repr)."""
+    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0' (no '#'; numbers as their shortest repr)."""
     parts = [("t", _rows_text(state["tokens"]))]
     if state.get("context") is not None:
         parts.append(("x", _rows_text(state["context"])))
@@ -70,7 +72,10 @@ def _decode(text):
 
 
 def _fields(text):
-    """'#a=1&b=2' -> {'a': '1', 'b': '2'}, refusing long text, odd characters, unknown or repeated keys."""
+    """'#a=1&b=2' -> {'a': '1', 'b': '2'}, refusing long text, odd characters, unknown or repeated keys.
+
+    Keys in RETIRED are dropped with their values.
+    """
     text = str(text)
     text = text[1:] if text.startswith("#") else text
     if len(text) > MAX_FRAGMENT:
@@ -82,6 +87,8 @@ def _fields(text):
     fields = {}
     for part in filter(None, text.split("&")):
         key, sep, value = part.partition("=")
+        if key in RETIRED:
+            continue  # a setting the page no longer has: an old link still opens, without it
         if key not in _KNOWN:
             raise ValueError(f"{key[:MAX_ITEM]!r} is not a setting this page knows")
         if not sep:

@@ -12,7 +12,7 @@ computes.
 from typing import Callable, NamedTuple
 
 import mha
-from page.dom import number_text, slot_range
+from page.dom import slot_range
 
 DEFAULT_CONTEXT = mha.LESSON_CONTEXT  # section 7's second sequence
 DEFAULT_MODEL = "Llama-3-8B"  # the KV-cache calculator's first model (section 6)
@@ -23,8 +23,7 @@ MODEL_NAMES = tuple(shape.name for shape in mha.MODEL_SHAPES)
 CUSTOM_MODEL = "your own shape"  # the calculator's name for numbers that match no published model
 MAX_DISTRACTORS = 1000  # the competition (section 9): only the query's one row is computed, 1002 keys at most
 GRIDS = {"tokens": "token", "context": "context token"}  # the editable sequences: state key -> label
-FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors",
-               "temperature")
+FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors")
 
 
 class KV(NamedTuple):
@@ -45,7 +44,7 @@ def default_state():
     """The lesson's worked example (section 3) with identity projections; what a fresh page shows."""
     return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
             "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
-            "context": None, "distractors": 0, "temperature": 1.0, "kv": KV(model_shape(DEFAULT_MODEL))}
+            "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL))}
 
 
 # --- the gate ----------------------------------------------------------------------
@@ -70,14 +69,13 @@ def compute(state):
     check_sharing(state)
     weights = projections(state)
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
-    t = state["temperature"]  # every table, the one wide head too, divides its scores by sqrt(width) * t
-    result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, temperature=t, **weights)
-    wide = mha.multi_head_attention(tokens, 1, causal=causal, temperature=t).weights[0]  # the one wide head
+    result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
+    wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head
     if state["context"] is None:
         return View(result, wide)
     context = state["context"]
-    cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, temperature=t, **weights)
-    cross_wide = mha.multi_head_attention(tokens, 1, context=context, temperature=t).weights[0]
+    cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
+    cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
     return View(result, wide, cross, cross_wide)
 
 
@@ -221,14 +219,13 @@ EXERCISE_PROJECTIONS = ("identity", "random")  # section 4's two exercises
 def with_exercise(state, projections):
     """Section 4's exercise as two states: (the lesson's tokens, the same with token 1's time stamp = token 0's).
 
-    Both have 2 plain heads, no causal mask, temperature 1 (the plain recipe), and `projections`:
-    "identity" slices (the first exercise) or "random" projections with the state's own seed
-    (the second). Drawing the first,
+    Both have 2 plain heads, no causal mask and `projections`: "identity" slices (the first
+    exercise) or "random" projections with the state's own seed (the second). Drawing the first,
     then the second, marks exactly what the edit moved. The context, distractors and calculator stay.
     """
     if projections not in EXERCISE_PROJECTIONS:
         raise ValueError(f"the exercise uses identity or random projections, not {projections!r}")
-    settings = {"causal": False, "projections": projections, "temperature": default_state()["temperature"]}
+    settings = {"causal": False, "projections": projections}
     return (changed(with_preset(state, mha.LESSON_TOKENS), **settings),
             changed(with_preset(state, mha.EXERCISE_TOKENS), **settings))
 
@@ -251,31 +248,6 @@ def with_link(state, fields):
 def parse_distractors(text):
     """The distractor count from a field's text: a whole number in [0, MAX_DISTRACTORS]."""
     return mha.parse_count(text, "distractors", 0, MAX_DISTRACTORS)
-
-
-TEMPERATURES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0)  # the slider's stops
-
-
-def temperature_stop(text):
-    """The temperature at a slider position's text ('0' .. '12' -> TEMPERATURES); ValueError otherwise."""
-    return TEMPERATURES[mha.parse_count(text, "temperature position", 0, len(TEMPERATURES) - 1)]
-
-
-def parse_temperature(text):
-    """A temperature from a link's text: a number that is one of TEMPERATURES, else ValueError."""
-    temperature = mha.parse_number(text, "temperature")
-    if temperature not in TEMPERATURES:
-        stops = ", ".join(f"{t:g}" for t in TEMPERATURES)
-        raise ValueError(f"temperature must be one of {stops}, got {temperature:g}")
-    return temperature
-
-
-def with_temperature(state, temperature):
-    """Scores divided by sqrt(head width) * temperature in every table (1.0: the plain recipe).
-
-    temperature: one of TEMPERATURES (the slider's stops), else ValueError.
-    """
-    return changed(state, temperature=parse_temperature(repr(temperature)))
 
 
 def parse_seed(text):
@@ -348,5 +320,4 @@ LINKED = (  # in the link's order; 'kv' after 'h', so a link without 'kv' means 
            {name: short for short, name in LINK_PROJECTIONS.items()}.get),
     Linked("s", "seed", parse_seed),
     Linked("d", "distractors", parse_distractors),
-    Linked("temp", "temperature", parse_temperature, number_text),
 )

@@ -9,7 +9,6 @@ from playwright.sync_api import expect
 
 import mha
 from conftest import EXERCISE, expect_tables, field, weights_table
-from page.state import TEMPERATURES
 
 FIRST = "exercise 1: give token 1 the time stamp of token 0 (identity slices)"
 SECOND = "exercise 2: the same edit with random projections"
@@ -20,19 +19,17 @@ def press(page, name):
 
 
 def test_the_first_exercise_sets_identity_slices_and_moves_head_1_only(reader):
-    """From random projections, a mask, another seed and temperature: the button sets what the exercise needs."""
+    """From random projections, a mask and another seed: the button sets what the exercise needs."""
     reader.locator("#projections").select_option("random")
     reader.locator("#causal").check()
     reader.locator("#seed").fill("7")
-    reader.locator("#temperature").fill("2")  # the slider's third stop, 0.2
     press(reader, FIRST)
     expect_tables(reader, EXERCISE)
     expect(reader.locator("#projections")).to_have_value("identity")
-    expect(reader.locator("#temperature")).to_have_value(str(TEMPERATURES.index(1.0)))
     expect(reader.locator("#causal")).not_to_be_checked()
     expect(reader.locator("#seed")).to_have_value("7")
     expect(reader.locator("#exercise-status")).to_have_text(
-        "Set identity slices, 2 heads with their own keys and values, no causal mask and temperature 1; drew the "
+        "Set identity slices, 2 heads with their own keys and values and no causal mask; drew the "
         "lesson's tokens, then changed token 1's slots 2-3 to token 0's [0, 1].")
     expect(weights_table(reader, "head 0 weights").locator("td.moved")).to_have_count(0)
     expect(weights_table(reader, "head 1 weights").locator("td.moved")).to_have_count(4)

@@ -1,4 +1,4 @@
-"""Section 3's pictures and temperature slider in headless Chromium, worked through as a reader would.
+"""Section 3's pictures in headless Chromium, worked through as a reader would.
 
 One page is shared by most tests (Pyodide takes seconds to start); each begins
 from "reset the figures". Expected weights come from mha in CPython (the worked
@@ -11,10 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 import mha
-from conftest import WASM, exact_values, expect_tables, field, open_page, weights_table
-from page import state as figure_state
+from conftest import EXERCISE, WASM, expect_tables, field, open_page, weights_table
 
-TABLES = ["head 0 weights", "head 1 weights", "one head weights"]
 LINES_AND_CELLS = """(id) => [...document.querySelectorAll(`#${id} .head-view`)].map((view) => [
     [...view.querySelectorAll('.attn-line')].map((l) => l.getAttribute('stroke-opacity')),
     [...view.querySelectorAll('table')].flatMap((table) => table.dataset.values.split(' '))])"""
@@ -107,49 +105,21 @@ def test_lighting_works_before_python_has_loaded(page, site_url, hold):
     wasm.release()
 
 
-# --- the temperature slider ------------------------------------------------------------------
+# --- an old link -------------------------------------------------------------------------
 
-def tables_at(temperature, tokens=mha.LESSON_TOKENS):
-    result = mha.multi_head_attention(tokens, 2, temperature=temperature)
-    _, wide = mha.single_head_attention(tokens, temperature=temperature)
-    return {label: [[f"{w:.4f}" for w in row] for row in rows]
-            for label, rows in zip(TABLES, [*result.weights, wide])}
-
-
-def test_the_slider_sharpens_and_flattens_every_table_and_says_so(reader):
-    slider = reader.locator("#temperature")
-    expect(slider).to_have_attribute("aria-valuetext", "T = 1: the plain recipe")
-    slider.fill("1")  # T = 0.1
-    expect_tables(reader, tables_at(0.1))
-    expect(weights_table(reader, "head 1 weights").locator("td").first).to_have_text("0.9992")
-    expect(reader.locator("#temperature-value")).to_have_text("T = 0.1: sharper than the recipe")
-    expect(slider).to_have_attribute("aria-valuetext", "T = 0.1: sharper than the recipe")
-    expect(reader).to_have_url(re.compile(r"&temp=0\.1$"))
-    expect_lines_mirror_cells(reader)
-    slider.fill(str(len(figure_state.TEMPERATURES) - 1))  # T = 20
-    expect_tables(reader, tables_at(20.0))
-    expect(reader.locator("#temperature-value")).to_have_text("T = 20: flatter than the recipe")
-    slider.press("Home")  # the keyboard reaches the sharpest stop
-    expect(reader.locator("#temperature-value")).to_have_text("T = 0.05: sharper than the recipe")
-    assert float(exact_values(weights_table(reader, "head 1 weights"))[0]) > 0.9999
-    reader.locator("#reset-all").click()
-    expect(slider).to_have_value(str(figure_state.TEMPERATURES.index(1.0)))
-    expect(reader.locator("#temperature-value")).to_have_text("T = 1: the plain recipe")
-
-
-def test_a_shared_link_with_a_temperature_opens_sharp_and_a_bad_one_is_refused(reader):
-    reader.evaluate("location.hash = '#t=1,0,0,1;0.9,0.1,1,0&h=2&temp=0.2'")
-    expect_tables(reader, tables_at(0.2))
-    expect(reader.locator("#temperature")).to_have_value(str(figure_state.TEMPERATURES.index(0.2)))
-    reader.evaluate("location.hash = '#temp=0.4'")
-    expect(reader.locator("#fragment-notice")).to_contain_text("temperature must be one of")
-    expect_tables(reader, tables_at(0.2))  # the figure keeps its state
+def test_an_old_link_with_a_temperature_opens_its_tokens_and_says_nothing(reader):
+    """The temperature slider was cut (issue 23); links written before still carry temp=, which is dropped."""
+    reader.evaluate("location.hash = '#t=1,0,0,1;0.9,0.1,0,1&h=2&temp=0.2'")
+    expect_tables(reader, EXERCISE)  # the link's tokens: the exercise's, worked by hand
+    expect(reader.locator("#fragment-notice")).to_be_empty()
+    expect(reader.locator("#temperature")).to_have_count(0)
+    expect(reader).not_to_have_url(re.compile("temp="))  # the page writes the link again, without it
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_phone_width_with_eight_tokens_and_pictures_has_no_sideways_scroll(browser, site_url, scheme):
     tokens = ";".join(",".join(str((t + s) % 3 - 1) for s in range(4)) for t in range(8))
-    page, guard = open_page(browser, site_url, f"#t={tokens}&h=2&temp=0.5", viewport={"width": 375, "height": 800},
+    page, guard = open_page(browser, site_url, f"#t={tokens}&h=2", viewport={"width": 375, "height": 800},
                             color_scheme=scheme)
     expect(page.locator("#head-tables svg.attn-picture")).to_have_count(3)
     assert page.evaluate("document.documentElement.scrollWidth") <= 375

@@ -46,7 +46,7 @@ def test_each_button_says_what_it_set():
     assert "random projections (seed 42)" in exercise.status("try-exercise-random", random)
     assert "kept random projections (seed 42) and the causal mask (on)" in \
         exercise.status("preset-lesson", s.changed(random, causal=True))
-    assert "identity slices, seed 0, no mask, temperature 1" in exercise.status("reset-all", s.default_state())
+    assert "identity slices, seed 0, no mask, no cross-attention" in exercise.status("reset-all", s.default_state())
     with pytest.raises(ValueError, match="no section 4 button"):
         exercise.status("nope", s.default_state())
 
@@ -56,7 +56,7 @@ def test_each_button_says_what_it_set():
 def test_the_first_exercise_moves_head_1_alone_even_from_a_random_masked_state():
     """'Head 0 gets the very same inputs as before, so not one of its weights can change.'"""
     messy = s.changed(s.with_heads(s.with_width(s.default_state(), 8), 4), projections="random", causal=True,
-                      kv_heads=1, seed=3, temperature=0.3)
+                      kv_heads=1, seed=3)
     start, edited = s.with_exercise(messy, "identity")
     assert moved_heads(start, edited) == [False, True]
     assert s.compute(edited).result.weights[1] == [[0.5, 0.5], [0.5, 0.5]]

@@ -131,13 +131,11 @@ def test_a_preset_restores_the_lessons_tokens_and_two_plain_heads_but_keeps_opti
 @pytest.mark.parametrize("projections", ["identity", "random"])
 def test_an_exercise_is_the_lessons_tokens_then_the_edit_with_its_projections_and_no_mask(projections):
     moved = s.changed(s.with_heads(s.with_width(s.default_state(), 8), 8), kv_heads=2, causal=True, seed=5,
-                      projections="random" if projections == "identity" else "identity", distractors=4,
-                      temperature=s.TEMPERATURES[0])
+                      projections="random" if projections == "identity" else "identity", distractors=4)
     start, edited = s.with_exercise(moved, projections)
     assert (start["tokens"], edited["tokens"]) == (LESSON, EXERCISE)
     for new in (start, edited):
-        assert (new["heads"], new["kv_heads"], new["causal"], new["projections"], new["temperature"]) == \
-            (2, 2, False, projections, 1.0)
+        assert (new["heads"], new["kv_heads"], new["causal"], new["projections"]) == (2, 2, False, projections)
         assert (new["seed"], new["distractors"], new["kv"]) == (5, 4, moved["kv"])  # the seed and the rest stay
     assert moved["projections"] != projections and moved["tokens"][0] == LESSON[0] + [0.0] * 4  # moved is untouched
 
@@ -207,40 +205,6 @@ def test_identity_slices_give_every_query_head_its_own_key_value_head_again():
     assert s.with_projections(shared, "random") == shared
     s.compute(back)  # the gate accepts both
     s.compute(shared)
-
-
-# --- the temperature slider ------------------------------------------------------------
-
-def test_temperature_sharpens_every_table_through_the_gate_and_the_default_is_plain():
-    """Head 1's gap is 1/sqrt(2) = 0.70711; at T = 0.1 it is 7.0711: 1 / (1 + e^-7.0711) = 0.99915.
-    The wide head's row 0 gap 1.1/2 = 0.55 becomes 5.5: 1 / (1 + e^-5.5) = 0.99593."""
-    assert s.default_state()["temperature"] == 1.0
-    sharp = s.with_temperature(s.default_state(), 0.1)
-    assert sharp["temperature"] == 0.1 and s.default_state()["temperature"] == 1.0
-    view = s.compute(sharp)
-    assert round(view.result.weights[1][0][0], 5) == 0.99915
-    assert round(view.wide[0][0], 5) == 0.99593
-    cross = s.compute(s.with_cross(sharp, True))
-    assert cross.cross.weights == mha.multi_head_attention(LESSON, 2, context=s.DEFAULT_CONTEXT,
-                                                           temperature=0.1).weights
-
-
-def test_temperature_stops_and_refusals():
-    assert s.TEMPERATURES[0] < 1.0 < s.TEMPERATURES[-1] and 1.0 in s.TEMPERATURES
-    assert [s.temperature_stop(str(i)) for i in range(len(s.TEMPERATURES))] == list(s.TEMPERATURES)
-    for text, words in (("13", "between 0 and 12"), ("-1", "between 0 and 12"), ("x", "not a whole number")):
-        with pytest.raises(ValueError, match=words):
-            s.temperature_stop(text)
-    for bad in (0.4, 0.0, -1.0, True, "0.5"):
-        with pytest.raises(ValueError, match="temperature"):
-            s.with_temperature(s.default_state(), bad)
-
-
-def test_a_preset_keeps_the_temperature_and_a_link_brings_its_own():
-    sharp = s.with_temperature(s.default_state(), 0.2)
-    assert s.with_preset(sharp, EXERCISE)["temperature"] == 0.2
-    fields = {key: s.default_state()[key] for key in s.FIGURE_KEYS} | {"temperature": 5.0}
-    assert s.with_link(sharp, fields)["temperature"] == 5.0
 
 
 # --- the row cache -------------------------------------------------------------------
