@@ -364,6 +364,14 @@ def _size_controls(state, view, before):
     return [width_picker(width), " ", heads_picker(width, state["heads"])]
 
 
+def set_elsewhere(result):
+    """Section 3's note on the sizes its tables follow but other sections set: width, heads, key/value heads."""
+    heads, kv_heads = len(result.kv_head_of), len(set(result.kv_head_of))
+    return ["p", {"class": "note set-elsewhere"},
+            f"Width {result.width} and {heads} {'head' if heads == 1 else 'heads'}: set by section 2's pickers; "
+            f"{kv_heads} key/value {'head' if kv_heads == 1 else 'heads'}: set by section 6's picker."]
+
+
 def _banded(state):
     """The heads whose slot bands the grid's header shows: none under random projections (every head reads all)."""
     return state["heads"] if reads_slices(state) else None
@@ -379,6 +387,7 @@ FIGURES = {
     "fig-slot-legend": Figure(lambda s, v, b: [slot_legend(v.result, reads_slices(s))], ("structure",)),
     # section 3: the live figure
     "fig-options": Figure(lambda s, v, b: options_controls(s), ("controls",)),
+    "fig-set-elsewhere": Figure(lambda s, v, b: [set_elsewhere(v.result)], ("structure", "controls")),
     "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], _banded(s))], ("token-grid",)),
     "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]), _banded(s))],
                               ("structure",), mark=False),

@@ -286,7 +286,7 @@ def _prose():
 def _kv_sharing(state, view, before):
     """Query heads (the same choice as section 2's), key/value heads, and who shares what."""
     result = view.result
-    return [count_select("sharing-heads", "query heads in the figure", mha.head_choices(result.width),
+    return [count_select("sharing-heads", "query heads (the same as section 2's)", mha.head_choices(result.width),
                          len(result.kv_head_of)), " ",
             kv_heads_picker(len(result.kv_head_of), len(set(result.kv_head_of))), sharing_diagram(result.kv_head_of)]
 
