@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import build
+from prose_count import prose_words, section_html
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -83,3 +84,28 @@ def test_runs_with_numbers_are_caught_and_rows_of_worked_numbers_pass():
 def test_the_page_shares_no_seven_word_run_with_the_brief_counting_numbers_too(built_site):
     runs = prose_runs(page_text(built_site))
     assert not runs, f"{len(runs)} runs of seven words (numbers counted) come from the brief, e.g. {runs[:5]}"
+
+
+# --- the word budget (issue 23) --------------------------------------------------------------
+
+BUDGET = 3200
+
+
+def lesson_words(built_site):
+    """Words in <p> and <li> of every <section> of the built page, outside figures, tables, cells, questions
+    and controls (prose_count.ProseWords), with the numbers and sentences rendered into them."""
+    page = (built_site / "index.html").read_text()
+    ids = re.findall(r'<section id="([^"]+)"', page)
+    assert len(ids) >= 9, ids
+    return sum(prose_words(section_html(page, section_id)) for section_id in ids)
+
+
+def test_the_lesson_keeps_to_its_word_budget(built_site):
+    """At most 3,200 words of prose (it was about 5,100), the sentences rendered from the figures' state included."""
+    assert lesson_words(built_site) <= BUDGET
+
+
+def test_the_readme_states_the_prose_count(built_site):
+    """The README gives the page's count as it is and the budget the test above holds."""
+    readme = (ROOT / "README.md").read_text()
+    assert f"{lesson_words(built_site):,} words of prose" in readme and f"{BUDGET:,}" in readme
