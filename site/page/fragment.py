@@ -1,12 +1,13 @@
 """The figure's state in the URL fragment, so a reader can share what they built.
 
-    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1
+    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&len=8192&temp=1
 
 t: tokens (';' between tokens, ',' between slots); x: context tokens for
 cross-attention (absent: self-attention); h: heads; kv: key/value heads;
-c: causal 0/1; p: projections id/rand; s: seed; d: distractors;
-temp: temperature (one of state.TEMPERATURES; 1 is the plain recipe). Every
-key after h is an entry of state.LINKED, which says how it is read and written.
+c: causal 0/1; p: projections id/rand; s: seed; d: distractors; len: section
+2's sequence length for one layer of mha.COST_MODEL; temp: temperature (one of
+state.TEMPERATURES; 1 is the plain recipe). Every key after h is an entry of
+state.LINKED, which says how it is read and written.
 
 This module is the codec only. decode() trusts nothing: every value goes
 through mha's parsers, and the decoded state ends in state.compute, the gate
@@ -27,7 +28,7 @@ PREFIX = "ignored the link's settings: "
 
 
 def encode(state):
-    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1' (no '#'; numbers as their shortest repr)."""
+    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0&len=8192&temp=1' (no '#'; numbers as their shortest repr)."""
     parts = [("t", _rows_text(state["tokens"]))]
     if state.get("context") is not None:
         parts.append(("x", _rows_text(state["context"])))

@@ -15,7 +15,7 @@ def figure_settings():
 
 # --- test data ---------------------------------------------------------------
 
-LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&temp=1"
+LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&len=8192&temp=1"
 
 HOSTILE = [  # (fragment, words the message must contain)
     ("#<script>alert(1)</script>", "characters"),
@@ -45,6 +45,9 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#p=evil", "projections must be one of"),
     ("#s=-1", "between 0 and"),
     ("#d=1001", "distractors must be between 0 and 1000"),
+    ("#len=0", "sequence length must be between 1 and 10000000, got 0"),
+    ("#len=10000001", "between 1 and 10000000"),
+    ("#len=8k", "sequence length: '8k' is not a whole number"),
     ("#temp=0", "temperature must be one of 0.05, 0.1"),       # a stop of the slider, not any number
     ("#temp=0.4", "got 0.4"),
     ("#temp=-1", "temperature must be one of"),
@@ -72,7 +75,8 @@ def states(draw):
             "projections": "random" if kv_heads < heads else draw(st.sampled_from(["identity", "random"])),
             "seed": draw(st.integers(0, figure_state.MAX_SEED)), "context": draw(st.none() | rows()),
             "distractors": draw(st.integers(0, 1000)),
-            "temperature": draw(st.sampled_from(figure_state.TEMPERATURES))}
+            "temperature": draw(st.sampled_from(figure_state.TEMPERATURES)),
+            "cost_seq_len": draw(st.integers(1, figure_state.MAX_COST_SEQ_LEN))}
 
 
 # --- tests ------------------------------------------------------------------------
@@ -104,6 +108,14 @@ def test_a_temperature_round_trips_and_an_old_link_without_one_is_plain():
     assert "&temp=0.1" in fragment.encode(sharp)
     assert fragment.decode(fragment.encode(sharp)) == sharp
     assert fragment.decode("#t=1,0,0,1;0.9,0.1,1,0&h=2")["temperature"] == 1.0
+
+
+def test_section_2s_sequence_length_round_trips_and_an_old_link_without_one_takes_the_models_context():
+    """len=2 comes back as 2; a link written before the field existed has Llama-3-8B's 8,192."""
+    short = {**figure_settings(), "cost_seq_len": 2}
+    assert "&len=2&" in fragment.encode(short)
+    assert fragment.decode(fragment.encode(short)) == short
+    assert fragment.decode("#t=1,0,0,1;0.9,0.1,1,0&h=2")["cost_seq_len"] == 8192
 
 
 def test_percent_encoded_numbers_are_read():
