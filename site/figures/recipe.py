@@ -246,8 +246,8 @@ def cost_line(costs):
 
 
 def share_text(share):
-    """A share in [0, 1] as a percentage: whole percents, but two decimals within 1% of either end, so
-    a share that is not 0 or 1 is never printed as 0% or 100% (0.00039 -> '0.04%', 0.615 -> '62%')."""
+    """A share in [0, 1] as a percentage: whole percents, but two decimals within 1% of either end, so the
+    field's ends (1 and 10,000,000 tokens: 0.02%, 99.95%) do not read as 0% or 100% (0.00039 -> '0.04%')."""
     return f"{share:.0%}" if share in (0, 1) or 0.01 <= share <= 0.99 else f"{share:.2%}"
 
 
