@@ -220,6 +220,11 @@ def _plural(count, word):
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
+def _kept(size):
+    """A size such as '2 × 2' in a span the line does not break inside (on a phone it wraps elsewhere)."""
+    return ["span", {"class": "size"}, size]
+
+
 def cost_line(costs):
     """The reader's heads (mha.AttentionCosts) against one head of the same width, in one sentence: the
     parameters and multiply-adds, whether they are the same or fewer (smaller W_K and W_V), and the weight
@@ -227,22 +232,20 @@ def cost_line(costs):
     n, d, h, g = costs.tokens, costs.width, costs.heads, costs.kv_heads
     one = mha.attention_costs(n, d, 1)
     counts = f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds for {_plural(n, 'token')}"
-    tables = f"{_plural(h, 'weight table')} of {_size(n, n)}"
+    tables = [f"{_plural(h, 'weight table')} of ", _kept(_size(n, n))]
     if h == 1:
-        return ["p", {"class": "cost-line"}, f"At width {d}, 1 head: {counts}. This is the one wide head, with "
-                                              f"{tables}; pick more heads above to compare."]
+        return ["p", {"class": "cost-line"}, f"At width {d}, 1 head: {counts}. This is the one wide head, with ",
+                *tables, "; pick more heads above to compare."]
     sizes = f"At width {d}, {h} heads" + (f" sharing {_plural(g, 'key/value head')}" if g < h else "")
     if (costs.parameters, costs.multiply_adds) == (one.parameters, one.multiply_adds):
-        verdict = ["strong", {}, f"the same as one head of width {d}"]
-        why = ""
+        verdict = [["strong", {}, f"the same as one head of width {d}"]]
     elif costs.parameters < one.parameters and costs.multiply_adds < one.multiply_adds:
-        verdict = ["strong", {}, f"fewer than one head of width {d}"]
-        why = (f" ({one.parameters:,} and {one.multiply_adds:,}), since W_K and W_V are {_size(d, costs.kv_width)} "
-               f"instead of {_size(d, d)}")
+        verdict = [["strong", {}, f"fewer than one head of width {d}"],
+                   f" ({one.parameters:,} and {one.multiply_adds:,}), since W_K and W_V are ",
+                   _kept(_size(d, costs.kv_width)), " instead of ", _kept(_size(d, d))]
     else:  # not reached by any setting the page offers (tests/unit/test_recipe_figures.py tries them all)
-        verdict = f"against {one.parameters:,} and {one.multiply_adds:,} for one head of width {d}"
-        why = ""
-    return ["p", {"class": "cost-line"}, f"{sizes}: {counts}, ", verdict, f"{why}; {tables} instead of 1."]
+        verdict = [f"against {one.parameters:,} and {one.multiply_adds:,} for one head of width {d}"]
+    return ["p", {"class": "cost-line"}, f"{sizes}: {counts}, ", *verdict, "; ", *tables, " instead of 1."]
 
 
 def share_text(share):
@@ -269,12 +272,12 @@ def cost_share(seq_len):
               "trained to read that far." if mha.beyond_context(shape, seq_len) else "")
     return [["p", {"class": "cost-share"},
              f"One layer of {shape.name} (d = {every.width:,}; {every.heads} query heads, {every.kv_heads} "
-             f"key/value heads, width {every.head_width}) over {_plural(seq_len, 'token')}: the n × n part "
-             "(scores and weighted sums) is ", _share(every), f" of its {every.multiply_adds:,} multiply-adds, ",
+             f"key/value heads, width {every.head_width}) over {_plural(seq_len, 'token')}: the ", _kept("n × n"),
+             " part (scores and weighted sums) is ", _share(every), f" of its {every.multiply_adds:,} multiply-adds, ",
              _share(causal), " with a causal mask that skips the masked pairs."],
-            ["p", {"class": "note cost-share-note"},
-             f"Counted for every query-key pair, n × n = {pairs:,} a head; a causal mask needs only the pairs at "
-             f"or before each query, n(n+1)/2 = {kept:,}, {share_text(kept / pairs)} of them.{beyond}"]]
+            ["p", {"class": "note cost-share-note"}, "Counted for every query-key pair, ", _kept(f"n × n = {pairs:,}"),
+             " a head; a causal mask needs only the pairs at or before each query, ", _kept(f"n(n+1)/2 = {kept:,}"),
+             f", {share_text(kept / pairs)} of them.{beyond}"]]
 
 
 def _share(costs):
