@@ -120,7 +120,7 @@ def draw_everything(view, mark=True):
     """After a preset, a reset or a shared link: every control and figure from the state."""
     draw_grids(view)
     redraw("controls", view)
-    for error_id in ("seed-error", "distractors-error"):
+    for error_id in ("seed-error", "distractors-error", "cost-seq-len-error"):
         say(error_id, "")
     draw_structure(view)
     redraw("numbers", view, SHOWN["view"] if mark else None)
@@ -205,8 +205,8 @@ def on_projections(target):
 
 
 def on_setting(target, field, error_id, redraws):
-    """A field that holds one linked setting (seed, distractors): read by its parser in state.LINKED,
-    a sentence on bad text, else through the gate and the named events redrawn."""
+    """A field that holds one linked setting (seed, distractors, section 2's sequence length): read by its
+    parser in state.LINKED, a sentence on bad text, else through the gate and the named events redrawn."""
     try:
         value = LINKED_PARSERS[field](target.value)
     except ValueError as error:
@@ -291,6 +291,7 @@ INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-h
           "projections": on_projections, "causal": on_causal, "cross": on_cross,
           "seed": lambda target: on_setting(target, "seed", "seed-error", ("numbers",)),
           "distractors": lambda target: on_setting(target, "distractors", "distractors-error", ("competition",)),
+          "cost-seq-len": lambda target: on_setting(target, "cost_seq_len", "cost-seq-len-error", ("cost",)),
           "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: on_add("tokens", False),
            "add-context-token": lambda: on_add("context", True),

@@ -11,6 +11,7 @@ FIGURES (figures/heads.py, kv.py, competition.py, ...):
     "controls"   every picker and switch from the state (a preset, a reset, a shared link)
     "model"      the KV calculator switched model;  "kv": one of its fields changed
     "competition"  the distractor count changed
+    "cost"       section 2's sequence length changed (one layer of mha.COST_MODEL)
   An empty tuple: drawn at build time only (static tables, buttons main.py toggles in place).
 - patch(state, view, before) -> the same numbers as build, for boot.js's mhaPatch (same shape only).
 - mark: index.html has a <!--render:ID--> mark for it (False for parts inside another figure).

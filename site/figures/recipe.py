@@ -5,8 +5,10 @@
   the weight it gives each, and the output: a weighted average of those values.
 - fig-recipe-flow (section 2, live): the data flow n x d -> h x (n x d/h) -> attend -> n x d -> W_O,
   an SVG whose labels follow the reader's tokens, width, heads and key/value heads.
-- fig-recipe-costs (section 2, live): parameters and multiply-adds from mha.attention_costs for
-  the reader's heads, one head of the same width, and one layer of mha.COST_MODEL.
+- fig-recipe-line (section 2, live): one sentence from mha.attention_costs: the reader's heads cost what
+  one head of the same width costs (fewer with shared key/value heads); only the weight tables multiply.
+- fig-cost-seq-len, fig-cost-share (section 2, live): a sequence length, and how much of one layer of
+  mha.COST_MODEL's multiply-adds the n x n part takes there (mha.quadratic_share), causal or not.
 
 Every number comes from mha; this module only arranges them.
 """
@@ -15,6 +17,7 @@ import mha
 from figures.registry import Figure
 from page.dom import (band_class, body_row, classes, fixed, header_row, number_cell, number_text, vector_text,
                       weight_class)
+from page.state import model_shape
 
 # --- section 1: one head blends what it finds ----------------------------------------------
 
@@ -95,11 +98,6 @@ MAX_DRAWN_HEADS = 4          # more heads: head 0, head 1, "... k more", the las
 def state_costs(state):
     """mha.attention_costs for the figure's tokens, width, heads and key/value heads."""
     return mha.attention_costs(len(state["tokens"]), len(state["tokens"][0]), state["heads"], state["kv_heads"])
-
-
-def model_shape():
-    """mha.COST_MODEL's entry in mha.MODEL_SHAPES."""
-    return next(shape for shape in mha.MODEL_SHAPES if shape.name == mha.COST_MODEL)
 
 
 def _size(rows, cols):
@@ -218,90 +216,82 @@ def flow_diagram(costs):
 
 # --- section 2: what it costs ---------------------------------------------------------------
 
-def _count_cell(x):
-    return ["td", {"class": "num", "data-value": str(x)}, f"{x:,}"]
+def _plural(count, word):
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-COST_ROWS = (  # (group, [(row name, AttentionCosts field or property)])
-    ("sizes", [("tokens n", "tokens"), ("width d", "width"), ("query heads h", "heads"),
-               ("key/value heads", "kv_heads"), ("head width d/h", "head_width")]),
-    ("parameters", [("W_Q", "w_q"), ("W_K", "w_k"), ("W_V", "w_v"), ("W_O", "w_o"), ("all four", "parameters")]),
-    ("multiply-adds", [("projections x W_Q, W_K, W_V", "projections"), ("scores q · k", "scores"),
-                       ("weighted sums of values", "weighted_sums"), ("output × W_O", "output"),
-                       ("all four", "multiply_adds")]),
-    ("softmax", [("weights (h × n × n)", "weights")]),
-)
+def _kept(size):
+    """A size such as '2 × 2' in a span the line does not break inside (on a phone it wraps elsewhere)."""
+    return ["span", {"class": "size"}, size]
 
 
-def cost_columns(state):
-    """(column name, AttentionCosts) for the reader's heads, one head of the same width, one model layer."""
-    costs = state_costs(state)
-    one = mha.attention_costs(costs.tokens, costs.width, 1)
-    model = mha.model_costs(model_shape(), costs.tokens)
-    return [(f"your {costs.heads} head{'s' if costs.heads > 1 else ''}", costs),
-            (f"one head of width {costs.width}", one),
-            (f"{mha.COST_MODEL}, one layer", model)]
+def cost_line(costs):
+    """The reader's heads (mha.AttentionCosts) against one head of the same width, in one sentence: the
+    parameters and multiply-adds, whether they are the same or fewer (smaller W_K and W_V), and the weight
+    tables, h of n x n. The comparison is made on the counts, not assumed."""
+    n, d, h, g = costs.tokens, costs.width, costs.heads, costs.kv_heads
+    one = mha.attention_costs(n, d, 1)
+    counts = f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds for {_plural(n, 'token')}"
+    tables = [f"{_plural(h, 'weight table')} of ", _kept(_size(n, n))]
+    if h == 1:
+        return ["p", {"class": "cost-line"}, f"At width {d}, 1 head: {counts}. This is the one wide head, with ",
+                *tables, "; pick more heads above to compare."]
+    sizes = f"At width {d}, {h} heads" + (f" sharing {_plural(g, 'key/value head')}" if g < h else "")
+    if (costs.parameters, costs.multiply_adds) == (one.parameters, one.multiply_adds):
+        verdict = [["strong", {}, f"the same as one head of width {d}"]]
+    elif costs.parameters < one.parameters and costs.multiply_adds < one.multiply_adds:
+        verdict = [["strong", {}, f"fewer than one head of width {d}"],
+                   f" ({one.parameters:,} and {one.multiply_adds:,}), since W_K and W_V are ",
+                   _kept(_size(d, costs.kv_width)), " instead of ", _kept(_size(d, d))]
+    else:  # not reached by any setting the page offers (tests/unit/test_recipe_figures.py tries them all)
+        verdict = [f"against {one.parameters:,} and {one.multiply_adds:,} for one head of width {d}"]
+    return ["p", {"class": "cost-line"}, f"{sizes}: {counts}, ", *verdict, "; ", *tables, " instead of 1."]
 
 
-def cost_table(columns):
-    """The counts as a table: a row per count, grouped (sizes, parameters, multiply-adds, softmax)."""
-    body = []
-    for group, rows in COST_ROWS:
-        body.append(["tr", {"class": "cost-group"}, ["th", {"scope": "colgroup", "colspan": str(len(columns) + 1)},
-                                                       group]])
-        for name, field in rows:
-            row = body_row(name, [_count_cell(getattr(costs, field)) for _, costs in columns])
-            body.append([row[0], {"class": "total"} if name == "all four" else {}, *row[2:]])
-    head = header_row("count", [name for name, _ in columns])
-    n = columns[0][1].tokens
-    return ["table", {"aria-label": "attention costs", "class": "figure-table numbers costs"},
-            ["caption", {}, f"one attention layer over {n} token{'s' if n > 1 else ''}, every query against "
-                            "every key (no mask)"],
-            ["thead", {}, head], ["tbody", {}, *body]]
+def share_text(share):
+    """A share in [0, 1] as a percentage: whole percents, but two decimals within 1% of either end, so the
+    field's ends (1 and 10,000,000 tokens: 0.02%, 99.95%) do not read as 0% or 100% (0.00039 -> '0.04%')."""
+    return f"{share:.0%}" if share in (0, 1) or 0.01 <= share <= 0.99 else f"{share:.2%}"
 
 
-def cost_summary(columns):
-    """One sentence comparing the reader's heads with one head of the same width, from the counts."""
-    (_, many), (_, one), _ = columns
-    weights = (f" The softmax has {many.weights:,} weights against {one.weights:,}: "
-               f"{many.heads} × {many.tokens} × {many.tokens}.")
-    if many.heads == 1:
-        return ["p", {"class": "cost-summary"}, "With one head the first two columns are the same layer; "
-                                                "pick more heads above to compare."]
-    if many.parameters == one.parameters and many.multiply_adds == one.multiply_adds:
-        return ["p", {"class": "cost-summary"},
-                ["strong", {}, f"{many.heads} heads of width {many.head_width}: the same cost as one head "
-                               f"of width {many.width}"],
-                f", {many.parameters:,} parameters and {many.multiply_adds:,} multiply-adds each." + weights]
-    return ["p", {"class": "cost-summary"},
-            ["strong", {}, f"{many.heads} heads sharing {many.kv_heads} key/value head"
-                           f"{'s' if many.kv_heads > 1 else ''}: cheaper than one head of width {many.width}"],
-            f", {many.parameters:,} against {one.parameters:,} parameters and {many.multiply_adds:,} against "
-            f"{one.multiply_adds:,} multiply-adds (smaller W_K and W_V)." + weights]
+def seq_len_field(seq_len):
+    """<label>sequence length <input id='cost-seq-len'></label>: text, so any typed text reaches
+    state.parse_cost_seq_len (and its sentence reaches #cost-seq-len-error)."""
+    return ["label", {"for": "cost-seq-len", "class": "control"}, "sequence length n (tokens) ",
+            ["input", {"id": "cost-seq-len", "type": "text", "inputmode": "numeric", "size": "9",
+                       "autocomplete": "off", "aria-describedby": "cost-seq-len-error", "value": str(seq_len)}]]
 
 
-def _costs(state, view, before):
-    columns = cost_columns(state)
-    wrap = {"class": "costs-wrap", "tabindex": "0", "role": "region", "aria-label": "attention costs, scrollable"}
-    return [["div", wrap, cost_table(columns)], cost_summary(columns)]
+def cost_share(seq_len):
+    """One layer of mha.COST_MODEL over seq_len tokens: the share of its multiply-adds that the n x n part
+    (scores and weighted sums) takes, counted over every query-key pair and under a causal mask: children."""
+    shape = model_shape(mha.COST_MODEL)
+    every, causal = mha.model_costs(shape, seq_len), mha.model_costs(shape, seq_len, causal=True)
+    pairs, kept = mha.query_key_pairs(seq_len), mha.query_key_pairs(seq_len, causal=True)
+    beyond = (f" {shape.name} was built for {shape.context:,} tokens: the count goes on, the model was not "
+              "trained to read that far." if mha.beyond_context(shape, seq_len) else "")
+    return [["p", {"class": "cost-share"},
+             f"One layer of {shape.name} (d = {every.width:,}; {every.heads} query heads, {every.kv_heads} "
+             f"key/value heads, width {every.head_width}) over {_plural(seq_len, 'token')}: the ", _kept("n × n"),
+             " part (scores and weighted sums) is ", _share(every), f" of its {every.multiply_adds:,} multiply-adds, ",
+             _share(causal), " with a causal mask that skips the masked pairs."],
+            ["p", {"class": "note cost-share-note"}, "Counted for every query-key pair, ", _kept(f"n × n = {pairs:,}"),
+             " a head; a causal mask needs only the pairs at or before each query, ", _kept(f"n(n+1)/2 = {kept:,}"),
+             f", {share_text(kept / pairs)} of them.{beyond}"]]
+
+
+def _share(costs):
+    share = mha.quadratic_share(costs)
+    return ["strong", {"data-value": repr(share)}, share_text(share)]
 
 
 def _recipe_prose():
-    shape = model_shape()
-    llama = mha.model_costs(shape, 1)
     lesson = mha.attention_costs(len(mha.LESSON_TOKENS), len(mha.LESSON_TOKENS[0]), mha.LESSON_HEADS)
     return {
         "recipe-width": lambda: str(lesson.width),
         "recipe-heads": lambda: str(lesson.heads),
         "recipe-head-width": lambda: str(lesson.head_width),
         "cost-model": lambda: mha.COST_MODEL,
-        "cost-model-width": lambda: f"{llama.width:,}",
-        "cost-model-heads": lambda: str(llama.heads),
-        "cost-model-kv-heads": lambda: str(llama.kv_heads),
-        "cost-model-head-width": lambda: str(llama.head_width),
-        "cost-model-parameters": lambda: f"{llama.parameters:,}",
-        "cost-model-w-q": lambda: f"{llama.w_q:,}",
-        "cost-model-w-k": lambda: f"{llama.w_k:,}",
     }
 
 
@@ -310,6 +300,9 @@ FIGURES = {
     "fig-blend": Figure(lambda s, v, b: [blend_figure()]),
     # section 2: the recipe (redrawn when the sizes change, or a token is added or removed)
     "fig-recipe-flow": Figure(lambda s, v, b: [flow_diagram(state_costs(s))], ("structure", "token-grid")),
-    "fig-recipe-costs": Figure(_costs, ("structure", "token-grid")),
+    "fig-recipe-line": Figure(lambda s, v, b: [cost_line(state_costs(s))], ("structure", "token-grid")),
+    # section 2: one layer of mha.COST_MODEL at the reader's sequence length (in the link, like the seed)
+    "fig-cost-seq-len": Figure(lambda s, v, b: [seq_len_field(s["cost_seq_len"])], ("controls",)),
+    "fig-cost-share": Figure(lambda s, v, b: cost_share(s["cost_seq_len"]), ("controls", "cost")),
 }
 PROSE = {**_blend_prose(), **_recipe_prose()}

@@ -1,11 +1,12 @@
 """The figure's state in the URL fragment, so a reader can share what they built.
 
-    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0
+    #t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&len=8192
 
 t: tokens (';' between tokens, ',' between slots); x: context tokens for
 cross-attention (absent: self-attention); h: heads; kv: key/value heads;
-c: causal 0/1; p: projections id/rand; s: seed; d: distractors. Every key
-after h is an entry of state.LINKED, which says how it is read and written.
+c: causal 0/1; p: projections id/rand; s: seed; d: distractors; len: section
+2's sequence length for one layer of mha.COST_MODEL. Every key after h is an
+entry of state.LINKED, which says how it is read and written.
 A key in RETIRED names a setting the page no longer has: an old link's value
 for it is dropped without a word, and the rest of the link still opens.
 
@@ -29,7 +30,7 @@ RETIRED = {"temp"}  # temp: section 3's temperature slider, cut (attention has n
 
 
 def encode(state):
-    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0' (no '#'; numbers as their shortest repr)."""
+    """state dict -> 't=...&h=2&kv=2&c=0&p=id&s=0&d=0&len=8192' (no '#'; numbers as their shortest repr)."""
     parts = [("t", _rows_text(state["tokens"]))]
     if state.get("context") is not None:
         parts.append(("x", _rows_text(state["context"])))

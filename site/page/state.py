@@ -23,7 +23,9 @@ MODEL_NAMES = tuple(shape.name for shape in mha.MODEL_SHAPES)
 CUSTOM_MODEL = "your own shape"  # the calculator's name for numbers that match no published model
 MAX_DISTRACTORS = 1000  # the competition (section 9): only the query's one row is computed, 1002 keys at most
 GRIDS = {"tokens": "token", "context": "context token"}  # the editable sequences: state key -> label
-FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors")
+MAX_COST_SEQ_LEN = 10_000_000  # section 2's sequence length for mha.COST_MODEL: above this is a typo, not a model
+FIGURE_KEYS = ("tokens", "heads", "kv_heads", "causal", "projections", "seed", "context", "distractors",
+               "cost_seq_len")
 
 
 class KV(NamedTuple):
@@ -44,7 +46,8 @@ def default_state():
     """The lesson's worked example (section 3) with identity projections; what a fresh page shows."""
     return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
             "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
-            "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL))}
+            "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL)),
+            "cost_seq_len": model_shape(mha.COST_MODEL).context}
 
 
 # --- the gate ----------------------------------------------------------------------
@@ -250,6 +253,12 @@ def parse_distractors(text):
     return mha.parse_count(text, "distractors", 0, MAX_DISTRACTORS)
 
 
+def parse_cost_seq_len(text):
+    """Section 2's sequence length (one layer of mha.COST_MODEL) from a field's text: a whole number in
+    [1, MAX_COST_SEQ_LEN]."""
+    return mha.parse_count(text, "sequence length", 1, MAX_COST_SEQ_LEN)
+
+
 def parse_seed(text):
     """The projection seed from a field's text: a whole number in [0, MAX_SEED]."""
     return mha.parse_count(text, "seed", 0, MAX_SEED)
@@ -320,4 +329,5 @@ LINKED = (  # in the link's order; 'kv' after 'h', so a link without 'kv' means 
            {name: short for short, name in LINK_PROJECTIONS.items()}.get),
     Linked("s", "seed", parse_seed),
     Linked("d", "distractors", parse_distractors),
+    Linked("len", "cost_seq_len", parse_cost_seq_len),
 )

@@ -58,7 +58,7 @@ def wrong_value(answers, qid, page):
 @pytest.mark.expected_console(r"Failed to load resource", r"Failed to fetch", r"wasm instantiation failed")
 def test_questions_hold_no_spoiler_and_answer_before_python_and_without_it(page, site_url, built_site):
     """The wasm is refused, so Python never starts: every question still checks its answer and shows what
-    waited for it (section 2's counts, drawn at build time)."""
+    waited for it (section 2's cost line, drawn at build time)."""
     answers = json.loads((built_site / "answers.json").read_text())
     page.route(WASM, lambda route: route.abort())
     page.goto(site_url)
@@ -76,11 +76,13 @@ def test_questions_hold_no_spoiler_and_answer_before_python_and_without_it(page,
     expect(answer(page, "exercise")).to_contain_text(answers["exercise"]["verdicts"]["head-0"])
     expect_checked(page, "exercise", "wrong", answers)
 
-    expect(page.get_by_role("table", name="attention costs", exact=True)).to_be_hidden()
+    line = page.locator("#fig-recipe-line .cost-line")
+    expect(line).to_be_hidden()
     fieldset(page, "recipe").get_by_label("the 2 heads").check()
     check_button(page, "recipe").click()
     expect_checked(page, "recipe", "wrong", answers)
-    expect(page.get_by_role("table", name="attention costs", exact=True)).to_be_visible()
+    expect(line).to_be_visible()
+    expect(line).to_contain_text("the same as one head of width 4")
 
 
 def test_a_changed_answer_clears_the_verdict_and_hides_the_explanation_again(page, site_url, built_site):
@@ -133,7 +135,7 @@ def test_every_question_answers_right_and_wrong_from_the_keyboard(page, site_url
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_accessibility_violations_once_every_question_is_answered(browser, site_url, built_site, scheme):
-    """What waited for a check (section 2's counts) is hidden when test_page_lesson.py runs axe: run it here."""
+    """What waited for a check (section 2's cost line) is hidden when test_page_lesson.py runs axe: run it here."""
     answers = json.loads((built_site / "answers.json").read_text())
     page, guard = open_page(browser, site_url, color_scheme=scheme)
     for qid in QUESTIONS:

@@ -15,7 +15,7 @@ def figure_settings():
 
 # --- test data ---------------------------------------------------------------
 
-LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0"
+LESSON_FRAGMENT = "t=1,0,0,1;0.9,0.1,1,0&h=2&kv=2&c=0&p=id&s=0&d=0&len=8192"
 
 HOSTILE = [  # (fragment, words the message must contain)
     ("#<script>alert(1)</script>", "characters"),
@@ -45,6 +45,9 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#p=evil", "projections must be one of"),
     ("#s=-1", "between 0 and"),
     ("#d=1001", "distractors must be between 0 and 1000"),
+    ("#len=0", "sequence length must be between 1 and 10000000, got 0"),
+    ("#len=10000001", "between 1 and 10000000"),
+    ("#len=8k", "sequence length: '8k' is not a whole number"),
     ("#zz=1", "not a setting"),
     ("#h", "has no value"),
     ("#h=2&h=2", "appears twice"),
@@ -66,7 +69,8 @@ def states(draw):
             # shared key/value heads need random projections (state.check_sharing)
             "projections": "random" if kv_heads < heads else draw(st.sampled_from(["identity", "random"])),
             "seed": draw(st.integers(0, figure_state.MAX_SEED)), "context": draw(st.none() | rows()),
-            "distractors": draw(st.integers(0, 1000))}
+            "distractors": draw(st.integers(0, 1000)),
+            "cost_seq_len": draw(st.integers(1, figure_state.MAX_COST_SEQ_LEN))}
 
 
 # --- tests ------------------------------------------------------------------------
@@ -101,6 +105,14 @@ def test_an_old_link_with_a_temperature_opens_without_it_and_without_a_word(old)
     assert "temp" not in fragment.encode(figure_settings())
     with pytest.raises(ValueError, match="'tempo' is not a setting"):  # only the retired key itself is let through
         fragment.decode("#tempo=1")
+
+
+def test_section_2s_sequence_length_round_trips_and_an_old_link_without_one_takes_the_models_context():
+    """len=2 comes back as 2; a link written before the field existed has Llama-3-8B's 8,192."""
+    short = {**figure_settings(), "cost_seq_len": 2}
+    assert "&len=2&" in fragment.encode(short)
+    assert fragment.decode(fragment.encode(short)) == short
+    assert fragment.decode("#t=1,0,0,1;0.9,0.1,1,0&h=2")["cost_seq_len"] == 8192
 
 
 def test_percent_encoded_numbers_are_read():

@@ -50,7 +50,7 @@ EXPECTED = {
 # visible between the question and the next heading before Check (the tables of a figure print their
 # numbers one per cell, so a bracketed row or a sentence is what a giveaway looks like).
 GIVEAWAYS = {
-    "recipe": ["the same cost as one head", "add up to exactly the wide head's work"],
+    "recipe": ["the same as one head of width 4", "2 weight tables of 2 × 2 instead of 1"],
     "worked": ["[0.5141, 0.4859]", "0.5141 on"],
     "exercise": ["[0.5, 0.5]", "[0.5125, 0.4875]", "not one of its weights"],
     "cross": ["one more column"],
@@ -182,7 +182,7 @@ def test_section_2s_counts_are_under_its_question_and_wait_for_check(built_site)
 def test_what_waits_for_a_check_names_a_question_and_is_hidden_until_then(built_site):
     page = (built_site / "index.html").read_text()
     marks = re.findall(r'<[a-z]+ [^>]*data-(after|before)="([a-z0-9-]+)"[^>]*>', page)
-    assert {qid for _, qid in marks} == {"recipe"}  # section 2's counts and its "why splitting is free"
+    assert {qid for _, qid in marks} == {"recipe"}  # section 2's cost line, and the note that it waits
     for tag in re.findall(r'<[a-z]+ [^>]*data-(?:after|before)="[a-z0-9-]+"[^>]*>', page):
         hidden = re.search(r"\shidden(\s|>|=)", tag) is not None
         assert hidden == ("data-after" in tag), tag

@@ -1,7 +1,8 @@
-"""Sections 1 and 2's figures (figures/recipe.py): the blend tables, the data-flow diagram, the cost table.
+"""Sections 1 and 2's figures (figures/recipe.py): the blend tables, the data-flow diagram, the cost line
+and the sequence-length share.
 
 References: softmax rows and weighted averages worked here with math.exp (not mha), and the counts
-worked by hand in tests/unit/test_costs.py's comments, repeated below as literals.
+worked by hand below (and in tests/unit/test_costs.py's comments), as literals.
 """
 
 import math
@@ -10,6 +11,7 @@ import pytest
 
 import mha
 from figures import FIGURES, prose, recipe
+from figures.heads import WIDTHS
 from page import dom
 from page import state as figure_state
 from trees import find, nodes, text
@@ -26,20 +28,45 @@ pytestmark = pytest.mark.usefixtures("built_site")
 #   one head (slots 0-3, scale 1/2):    dot products 7, 7, 2: tokens 0 and 1 tie
 HEAD_0_DOTS, HEAD_1_DOTS, WIDE_DOTS = [6, 1, 1], [1, 6, 1], [7, 7, 2]
 
-# Section 2's cost table in the default state (2 tokens, width 4, 2 heads), by hand in test_costs.py;
-# Llama-3-8B's layer on the same 2 tokens: projections 2 x 25,165,824 = 50,331,648; scores and
-# weighted sums 32 heads x 4 pairs x 128 = 16,384 each; output 2 x 16,777,216 = 33,554,432;
-# all four 50,331,648 + 2 x 16,384 + 33,554,432 = 83,918,848; softmax weights 32 x 4 = 128.
-DEFAULT_COSTS = {
-    "tokens n": ["2", "2", "2"], "width d": ["4", "4", "4096"], "query heads h": ["2", "1", "32"],
-    "key/value heads": ["2", "1", "8"], "head width d/h": ["2", "4", "128"],
-    "W_Q": ["16", "16", "16777216"], "W_K": ["16", "16", "4194304"], "W_V": ["16", "16", "4194304"],
-    "W_O": ["16", "16", "16777216"],
-    "projections x W_Q, W_K, W_V": ["96", "96", "50331648"], "scores q · k": ["16", "16", "16384"],
-    "weighted sums of values": ["16", "16", "16384"], "output × W_O": ["32", "32", "33554432"],
-    "weights (h × n × n)": ["8", "4", "128"],
-}
-DEFAULT_TOTALS = [["64", "64", "41943040"], ["160", "160", "83918848"]]  # parameters, multiply-adds
+# Section 2's cost line, (tokens, width, heads, kv_heads) -> the sentence, worked by hand:
+# - 2 tokens, width 4: W_Q .. W_O 4 x 4 = 16 each, 64; multiply-adds 3 x 2 x 4 x 4 = 96 projections,
+#   2 x 4 x 4 = 32 output, scores and weighted sums heads x 4 pairs x 4 / heads = 16 each: 160 at any head count.
+# - 2 heads sharing 1 key/value head (width 2): W_K, W_V 4 x 2 = 8 each, 16 + 8 + 8 + 16 = 48 parameters;
+#   projections 32 + 2 x (2 x 4 x 2) = 64, + 16 + 16 + 32 = 128 multiply-adds.
+# - 3 tokens, width 8: 4 x 64 = 256 parameters; 3 x 3 x 8 x 8 = 576 + 2 x 9 x 8 = 144 + 3 x 8 x 8 = 192 -> 912.
+#   4 heads sharing 2 (width 2, kv width 4): W_K, W_V 8 x 4 = 32: 192 parameters; 192 + 2 x 96 + 144 + 192 = 720.
+#   sharing 1 (kv width 2): W_K, W_V 8 x 2 = 16: 160 parameters; 192 + 2 x 48 + 144 + 192 = 624.
+LINES = [
+    ((2, 4, 1, 1), "At width 4, 1 head: 64 parameters and 160 multiply-adds for 2 tokens. This is the one wide "
+                   "head, with 1 weight table of 2 × 2; pick more heads above to compare."),
+    ((2, 4, 2, 2), "At width 4, 2 heads: 64 parameters and 160 multiply-adds for 2 tokens, the same as one head "
+                   "of width 4; 2 weight tables of 2 × 2 instead of 1."),
+    ((2, 4, 2, 1), "At width 4, 2 heads sharing 1 key/value head: 48 parameters and 128 multiply-adds for 2 "
+                   "tokens, fewer than one head of width 4 (64 and 160), since W_K and W_V are 4 × 2 instead of "
+                   "4 × 4; 2 weight tables of 2 × 2 instead of 1."),
+    ((3, 8, 4, 4), "At width 8, 4 heads: 256 parameters and 912 multiply-adds for 3 tokens, the same as one head "
+                   "of width 8; 4 weight tables of 3 × 3 instead of 1."),
+    ((3, 8, 4, 2), "At width 8, 4 heads sharing 2 key/value heads: 192 parameters and 720 multiply-adds for 3 "
+                   "tokens, fewer than one head of width 8 (256 and 912), since W_K and W_V are 8 × 4 instead of "
+                   "8 × 8; 4 weight tables of 3 × 3 instead of 1."),
+    ((3, 8, 4, 1), "At width 8, 4 heads sharing 1 key/value head: 160 parameters and 624 multiply-adds for 3 "
+                   "tokens, fewer than one head of width 8 (256 and 912), since W_K and W_V are 8 × 2 instead of "
+                   "8 × 8; 4 weight tables of 3 × 3 instead of 1."),
+    ((1, 4, 2, 2), "At width 4, 2 heads: 64 parameters and 72 multiply-adds for 1 token, the same as one head "
+                   "of width 4; 2 weight tables of 1 × 1 instead of 1."),  # 3 x 1 x 4 x 4 = 48, + 2 x 1 x 2 x 2 + 16
+]
+
+# Section 2's share, one layer of Llama-3-8B over n tokens (tests/unit/test_costs.py works the fractions):
+#   the projections and output cost n x 41,943,040; scores and weighted sums 8,192 x pairs.
+#   n = 2: 4 pairs, 32,768 of 83,918,848 = 1/2561 = 0.039%; causal 3 pairs, 24,576 of 83,910,656 = 0.029%.
+#   n = 8192: 67,108,864 pairs, 8/13 = 61.5% of 893,353,197,568; causal 33,558,528 pairs (half of
+#   67,108,864 plus 4,096), 8193/18433 = 44.4%.
+#   n = 1: one pair, masked or not: 8,192 of 41,951,232 = 0.0195%.
+SHARES = [  # (n, the shares printed: every pair, causal; the multiply-adds; pairs, causal pairs, their share)
+    (2, "0.04%", "0.03%", "83,918,848", "4", "3", "75%"),
+    (8192, "62%", "44%", "893,353,197,568", "67,108,864", "33,558,528", "50%"),
+    (1, "0.02%", "0.02%", "41,951,232", "1", "1", "100%"),
+]
 
 # (tokens, width, heads, kv_heads) -> the labels drawn, by hand: d/h and kv_heads x d/h.
 FLOWS = [
@@ -71,18 +98,6 @@ def boxes(svg):
 def state_of(tokens, width, heads, kv_heads):
     return {**figure_state.default_state(), "tokens": [[0.5] * width for _ in range(tokens)],
             "heads": heads, "kv_heads": kv_heads, "projections": "random" if kv_heads < heads else "identity"}
-
-
-def cost_rows(tree):
-    """{row name: [cell data-value, ...]} of the cost table, and the two 'all four' rows in order."""
-    (table,) = find(tree, "table", aria_label="attention costs")
-    rows, totals = {}, []
-    for row in find(table, "tr"):
-        ths, tds = find(row, "th"), find(row, "td")
-        if tds:
-            values = [td[1]["data-value"] for td in tds]
-            (totals.append(values) if text(ths[0]) == "all four" else rows.__setitem__(text(ths[0]), values))
-    return rows, totals
 
 
 # --- section 1: the blend --------------------------------------------------------
@@ -148,52 +163,103 @@ def test_the_diagram_labels_follow_tokens_width_heads_and_kv_heads(sizes, expect
 
 def test_the_diagram_and_counts_redraw_on_sizes_and_on_added_tokens():
     """A token added or removed fires 'token-grid' (main.on_add), the pickers 'structure'."""
-    for element_id in ("fig-recipe-flow", "fig-recipe-costs"):
+    for element_id in ("fig-recipe-flow", "fig-recipe-line"):
         assert {"structure", "token-grid"} <= set(FIGURES[element_id].redraw)
     state = figure_state.with_token_added(figure_state.default_state(), "tokens")
     (svg,) = FIGURES["fig-recipe-flow"].build(state, figure_state.compute(state), None)
     assert boxes(svg)[0] == ("tokens", "3 × 4")
 
 
-# --- section 2: the counts ------------------------------------------------------------
+# --- section 2: the cost line ----------------------------------------------------------
 
-def test_the_cost_table_prints_the_hand_worked_counts():
-    state = figure_state.default_state()
-    tree = ["div", {}, *FIGURES["fig-recipe-costs"].build(state, figure_state.compute(state), None)]
-    dom.check(tree)
-    rows, totals = cost_rows(tree)
-    assert rows == DEFAULT_COSTS
-    assert totals == DEFAULT_TOTALS
-    (table,) = find(tree, "table", aria_label="attention costs")
-    assert [text(th) for th in find(find(table, "thead")[0], "th")] == \
-        ["count", "your 2 heads", "one head of width 4", "Llama-3-8B, one layer"]
-    assert "41,943,040" in [text(td) for td in find(table, "td")]
-
-
-@pytest.mark.parametrize("sizes, words", [
-    ((2, 4, 2, 2), "2 heads of width 2: the same cost as one head of width 4"),
-    ((3, 8, 4, 2), "4 heads sharing 2 key/value heads: cheaper than one head of width 8"),
-    ((2, 8, 1, 1), "With one head the first two columns are the same layer"),
-])
-def test_the_summary_says_what_the_counts_show(sizes, words):
+@pytest.mark.parametrize("sizes, sentence", LINES)
+def test_the_cost_line_prints_the_hand_worked_counts(sizes, sentence):
     state = state_of(*sizes)
-    tree = FIGURES["fig-recipe-costs"].build(state, figure_state.compute(state), None)
-    assert words in text(tree[-1])
+    (line,) = FIGURES["fig-recipe-line"].build(state, figure_state.compute(state), None)
+    dom.check(line)
+    assert text(line) == sentence
 
 
-def test_the_summary_numbers_with_shared_heads_are_the_hand_worked_ones():
-    """3 tokens, width 8, 4 heads sharing 2 (test_costs.py's GROUPED): 192 parameters, 720 multiply-adds,
-    against one head of width 8: 4 x 64 = 256 and 3 x 8 x 8 x 4 + 2 x 9 x 8 = 768 + 144 = 912."""
-    tree = FIGURES["fig-recipe-costs"].build(state_of(3, 8, 4, 2), None, None)
-    summary = text(tree[-1])
-    assert "192 against 256 parameters and 720 against 912 multiply-adds" in summary
-    assert "36 weights against 9" in summary
+def test_the_cost_line_at_the_default_state():
+    state = figure_state.default_state()
+    (line,) = FIGURES["fig-recipe-line"].build(state, figure_state.compute(state), None)
+    assert text(line) == LINES[1][1]
+    assert [text(strong) for strong in find(line, "strong")] == ["the same as one head of width 4"]
 
 
-def test_the_section_2_prose_prints_llama_3_8b_from_mha():
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_cost_line_tells_the_truth_at_every_setting_the_page_offers(width):
+    """At every width, head count and key/value head count the pickers offer, and 1, 2 or 32 tokens: plain
+    heads cost the same as one wide head, fewer key/value heads less (and the line says which, from counts)."""
+    for tokens in (1, 2, mha.MAX_TOKENS):
+        one = mha.attention_costs(tokens, width, 1)
+        for h in mha.head_choices(width):
+            for g in mha.kv_head_choices(h):
+                costs = mha.attention_costs(tokens, width, h, g)
+                line = text(recipe.cost_line(costs))
+                assert f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds" in line
+                assert "against" not in line
+                if h == 1:
+                    assert "This is the one wide head" in line
+                elif g == h:
+                    assert (costs.parameters, costs.multiply_adds) == (one.parameters, one.multiply_adds)
+                    assert f"the same as one head of width {width};" in line
+                else:
+                    assert costs.parameters < one.parameters and costs.multiply_adds < one.multiply_adds
+                    assert f"fewer than one head of width {width} ({one.parameters:,} and " in line
+                assert f"{h} weight table{'s' if h > 1 else ''} of {tokens} × {tokens}" in line
+
+
+# --- section 2: the sequence length's share ----------------------------------------------------
+
+@pytest.mark.parametrize("n, every, causal, multiply_adds, pairs, kept, kept_share", SHARES)
+def test_the_share_prints_the_hand_worked_percentages(n, every, causal, multiply_adds, pairs, kept, kept_share):
+    share, note = FIGURES["fig-cost-share"].build({**figure_state.default_state(), "cost_seq_len": n}, None, None)
+    dom.check(share)
+    dom.check(note)
+    assert [text(strong) for strong in find(share, "strong")] == [every, causal]
+    assert text(share).startswith("One layer of Llama-3-8B (d = 4,096; 32 query heads, 8 key/value heads, width "
+                                  f"128) over {n:,} token")
+    assert f"is {every} of its {multiply_adds} multiply-adds, {causal} with a causal mask" in text(share)
+    assert f"every query-key pair, n × n = {pairs} a head" in text(note)
+    assert f"n(n+1)/2 = {kept}, {kept_share} of them." in text(note)
+    assert "built for" not in text(note)
+
+
+def test_the_share_holds_the_exact_fractions_for_the_tests_and_screen_readers_read_the_percent():
+    share, _ = recipe.cost_share(8192)
+    assert [float(strong[1]["data-value"]) for strong in find(share, "strong")] == \
+        pytest.approx([8 / 13, 8193 / 18433], abs=1e-15)
+
+
+def test_a_length_beyond_the_models_context_is_counted_and_said():
+    _, note = recipe.cost_share(8193)
+    assert text(note).endswith("Llama-3-8B was built for 8,192 tokens: the count goes on, the model was not "
+                               "trained to read that far.")
+
+
+@pytest.mark.parametrize("share, printed", [
+    (1 / 2561, "0.04%"), (8 / 13, "62%"), (8193 / 18433, "44%"), (0.5, "50%"), (1.0, "100%"), (0.01, "1%"),
+    (0.99, "99%"), (0.995, "99.50%"), (0.009, "0.90%"),
+    (10**7 / (10**7 + 5120), "99.95%"),  # the field's longest, n / (n + 5,120): not 100%
+])
+def test_shares_print_as_whole_percents_but_never_round_to_either_end_at_the_fields_limits(share, printed):
+    assert recipe.share_text(share) == printed
+
+
+def test_the_field_holds_the_states_length_and_redraws_with_a_link_or_a_reset():
+    (field,) = FIGURES["fig-cost-seq-len"].build(figure_state.default_state(), None, None)
+    dom.check(field)
+    (box,) = find(field, "input", id="cost-seq-len")
+    assert box[1]["value"] == "8192" and box[1]["type"] == "text"
+    assert box[1]["aria-describedby"] == "cost-seq-len-error"
+    assert text(field).startswith("sequence length n")
+    assert FIGURES["fig-cost-seq-len"].redraw == ("controls",)       # a link, a reset, a preset
+    assert set(FIGURES["fig-cost-share"].redraw) == {"controls", "cost"}  # and its own field (main.INPUTS)
+
+
+def test_the_section_2_prose_names_the_model_and_the_lessons_sizes():
     values = prose()
-    assert (values["cost-model"], values["cost-model-width"], values["cost-model-heads"],
-            values["cost-model-kv-heads"], values["cost-model-head-width"]) == ("Llama-3-8B", "4,096", "32", "8", "128")
-    assert (values["cost-model-parameters"], values["cost-model-w-q"], values["cost-model-w-k"]) == \
-        ("41,943,040", "16,777,216", "4,194,304")
+    assert values["cost-model"] == "Llama-3-8B"
     assert (values["recipe-width"], values["recipe-heads"], values["recipe-head-width"]) == ("4", "2", "2")
+    assert not [key for key in values if key.startswith("cost-model-")]  # the old table's prose is gone

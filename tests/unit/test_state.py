@@ -29,6 +29,7 @@ def test_the_default_state_is_the_worked_example():
     assert (fresh["causal"], fresh["projections"], fresh["seed"], fresh["context"], fresh["distractors"]) == \
         (False, "identity", 0, None, 0)
     assert fresh["kv"] == s.KV(s.model_shape("Llama-3-8B"), 8192, 2, 1)
+    assert fresh["cost_seq_len"] == 8192  # section 2: Llama-3-8B at its full context (max_position_embeddings)
     assert fresh["kv"].shape.counts == (32, 32, 8, 128)
 
 
@@ -153,14 +154,19 @@ def test_a_link_replaces_the_figure_settings_but_not_the_calculator():
 
 
 @pytest.mark.parametrize("parse, text, value", [
-    (s.parse_distractors, "1000", 1000), (s.parse_distractors, "0", 0), (s.parse_seed, "4294967295", 2**32 - 1)])
+    (s.parse_distractors, "1000", 1000), (s.parse_distractors, "0", 0), (s.parse_seed, "4294967295", 2**32 - 1),
+    (s.parse_cost_seq_len, "1", 1), (s.parse_cost_seq_len, " 8192 ", 8192), (s.parse_cost_seq_len, "10000000", 10**7)])
 def test_counts_parse_within_their_range(parse, text, value):
     assert parse(text) == value
 
 
 @pytest.mark.parametrize("parse, text, words", [
     (s.parse_distractors, "1001", "between 0 and 1000"), (s.parse_distractors, "-1", "between 0 and 1000"),
-    (s.parse_seed, "4294967296", "between 0 and 4294967295"), (s.parse_seed, "abc", "whole number")])
+    (s.parse_seed, "4294967296", "between 0 and 4294967295"), (s.parse_seed, "abc", "whole number"),
+    (s.parse_cost_seq_len, "0", "sequence length must be between 1 and 10000000, got 0"),
+    (s.parse_cost_seq_len, "10000001", "between 1 and 10000000"),
+    (s.parse_cost_seq_len, "8,192", "sequence length: '8,192' is not a whole number"),
+    (s.parse_cost_seq_len, "", "sequence length: '' is not a whole number")])
 def test_counts_out_of_range_are_refused_with_a_sentence(parse, text, words):
     with pytest.raises(ValueError, match=words):
         parse(text)
