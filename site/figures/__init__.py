@@ -12,6 +12,7 @@ FIGURES (figures/heads.py, kv.py, competition.py, ...):
     "model"      the KV calculator switched model;  "kv": one of its fields changed
     "competition"  the distractor count changed
     "temperature"  the temperature slider moved (only its readout: the tables redraw on "numbers")
+    "blend"      one of section 1's own three tokens changed;  "blend-grid": its fields too (its reset)
   An empty tuple: drawn at build time only (static tables, buttons main.py toggles in place).
 - patch(state, view, before) -> the same numbers as build, for boot.js's mhaPatch (same shape only).
 - mark: index.html has a <!--render:ID--> mark for it (False for parts inside another figure).

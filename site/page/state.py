@@ -207,6 +207,16 @@ def with_number(state, key, t, s, value):
     return changed(state, **{key: rows})
 
 
+def with_blend_text(state, t, s, text):
+    """Section 1's field (token t, slot s) as typed: read by mha.parse_number, then through compute_blend.
+
+    Raises ValueError with the sentence the page shows (before anything changes).
+    """
+    new = with_number(state, "blend", t, s, mha.parse_number(text, f"token {t} slot {s}"))
+    compute_blend(new["blend"])
+    return new
+
+
 def with_blend_reset(state):
     """Section 1's three tokens back to mha.BLEND_TOKENS; nothing else changes."""
     return changed(state, blend=[list(row) for row in mha.BLEND_TOKENS])

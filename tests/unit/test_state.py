@@ -157,6 +157,20 @@ def test_section_1s_tokens_are_edited_and_reset_on_their_own():
     assert s.with_link(new, {key: old[key] for key in s.FIGURE_KEYS})["blend"] == new["blend"]
 
 
+def test_section_1s_field_text_is_read_by_mha_and_refused_with_its_sentence():
+    """A field's text as typed: mha.parse_number's reading and sentences, then the gate (token 0 = [1e200, ...]
+    asks itself 1e400: overflow), and the state it was given stays as it was."""
+    old = s.default_state()
+    assert s.with_blend_text(old, 2, 1, " 0.5 ")["blend"] == [*BLEND[:2], [1.0, 0.5, 1.0, 0.0]]
+    with pytest.raises(ValueError, match="^token 0 slot 1: 'abc' is not a number$"):
+        s.with_blend_text(old, 0, 1, "abc")
+    with pytest.raises(ValueError, match="^token 2 slot 3 is empty: type a number$"):
+        s.with_blend_text(old, 2, 3, " ")
+    with pytest.raises(ValueError, match="overflowed"):
+        s.with_blend_text(old, 0, 0, "1e200")
+    assert old["blend"] == BLEND
+
+
 def test_section_1s_gate_scores_each_slice_and_refuses_an_overflow():
     """The query [1, 0, 1, 0] against token 0 [6, 0, 1, 1]: 6 in slots 0-1, 1 in slots 2-3, 7 in all four;
     token 1 [1, 1, 6, 0]: 1, 6, 7; itself: 1, 1, 2. Head 0 at its favourite: softmax([6, 1, 1] / sqrt 2)
