@@ -19,7 +19,7 @@ runs in CPython, in the browser through Pyodide, and in the tests.
 """
 
 from .softmax import entropy, largest_change, softmax, weight_changes
-from .attention import attention, attention_weights, causal_mask, weighted_sum
+from .attention import attention, attention_weights, causal_mask, slice_scores, weighted_sum
 from .heads import (
     MultiHeadResult,
     fit_heads,
@@ -41,7 +41,7 @@ from .lesson import (BLEND_HEADS, BLEND_TOKENS, COST_MODEL, EXERCISE_TOKENS, LES
 
 __all__ = (
     "softmax", "entropy", "weight_changes", "largest_change",
-    "attention", "attention_weights", "weighted_sum", "causal_mask",
+    "attention", "attention_weights", "weighted_sum", "causal_mask", "slice_scores",
     "MultiHeadResult", "fit_heads", "head_choices", "head_slots", "kv_head_choices", "merge_heads",
     "multi_head_attention", "single_head_attention", "split_heads",
     "Projection", "matmul", "project", "random_projections",

@@ -69,6 +69,26 @@ def weighted_sum(weights, values):
     return outputs
 
 
+def slice_scores(query, keys, slots):
+    """q[a:b] . k[a:b] for each slice (a, b) of slots, per key; returns (parts, totals).
+
+    query: d floats; keys: m lists of d floats; slots: (start, stop) pairs within d, e.g.
+    head_slots(d, heads). parts: m lists of len(slots) dot products; totals: m floats, q . k over
+    all d slots: the sum of a key's parts when the slices cover every slot once. The one wide head
+    scores a key q . k / sqrt(d), so its softmax weight exp(q . k / sqrt(d)) / Z is a product of
+    one factor per slice, exp(q[a:b] . k[a:b] / sqrt(d)): a key low in one slice is held down there.
+    """
+    width = check_matrix("query", [query])
+    check_matrix("key", keys, width)
+    for start, stop in slots:
+        if not 0 <= start < stop <= width:
+            raise ValueError(f"slice {start}:{stop} is not within the {width} slots")
+    parts = [[dot(query[start:stop], k[start:stop]) for start, stop in slots] for k in keys]
+    totals = [dot(query, k) for k in keys]
+    check_finite_result("slice score", [*parts, totals])
+    return parts, totals
+
+
 def check_positive(label, x):
     """x as a float if it is a finite number above 0, else ValueError naming label."""
     check_number(label, x)

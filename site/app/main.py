@@ -18,7 +18,7 @@ from pyscript import document, window
 import mha
 from app import cells as cells_glue
 from app import training as training_glue
-from figures import FIGURES, exercise, redrawn_by
+from figures import FIGURES, exercise, pictures, recipe, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state
@@ -184,6 +184,30 @@ def on_grid_field(target):
         say(ERROR_IDS[key], next(iter(bad.values()), ""))  # another field may still hold text that is not a number
 
 
+def on_blend_field(target):
+    """One of section 1's fields: read, through its gate, its picture redrawn (or mha's sentence said)."""
+    t, s = recipe.BLEND_FIELDS[target.id]
+    bad = BAD_FIELDS.setdefault("blend", {})
+    try:
+        new_state = figure_state.with_blend_text(STATE, t, s, target.value)
+    except ValueError as error:
+        bad[(t, s)] = str(error)
+        say("blend-error", str(error))
+        return
+    bad.pop((t, s), None)
+    STATE.update(new_state)
+    redraw("blend", SHOWN["view"])
+    say("blend-error", next(iter(bad.values()), ""))  # another field may still hold text that is not a number
+
+
+def on_blend_reset():
+    """Section 1's three tokens back to mha.BLEND_TOKENS: its fields, picture and numbers drawn again."""
+    STATE.update(figure_state.with_blend_reset(STATE))
+    BAD_FIELDS.pop("blend", None)
+    say("blend-error", "")
+    redraw("blend-grid", SHOWN["view"])
+
+
 def on_width(target):
     edit("grid-error", figure_state.with_width, int(target.value), redraws=(*GRID_EVENTS.values(), "structure"))
 
@@ -279,8 +303,9 @@ def on_preset(action):
 
 
 def on_reset():
-    """Every figure back to the worked example; the KV calculator keeps its numbers."""
-    STATE.update({**figure_state.default_state(), "kv": STATE["kv"]})
+    """Sections 2-9's figures back to the worked example; the KV calculator and section 1 (its own reset) keep
+    their numbers."""
+    STATE.update({**figure_state.default_state(), "kv": STATE["kv"], "blend": STATE["blend"]})
     say("fragment-notice", "")
     draw_everything(figure_state.compute(STATE))
     say("exercise-status", exercise.status("reset-all", STATE))
@@ -292,16 +317,17 @@ INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-h
           "seed": lambda target: on_setting(target, "seed", "seed-error", ("numbers",)),
           "distractors": lambda target: on_setting(target, "distractors", "distractors-error", ("competition",)),
           "cost-seq-len": lambda target: on_setting(target, "cost_seq_len", "cost-seq-len-error", ("cost",)),
-          "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
+          "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS},
+          **{fid: on_blend_field for fid in recipe.BLEND_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: on_add("tokens", False),
            "add-context-token": lambda: on_add("context", True),
            "remove-context-token": lambda: on_add("context", False),
            **{bid: (lambda bid=bid: on_preset(bid)) for bid in ("preset-lesson", *exercise.EXERCISES)},
-           "reset-all": on_reset}
+           "reset-all": on_reset, "reset-blend": on_blend_reset}
 
 
 def on_input(event):
-    """Every field of the figures: grids, counts, seed, calculator (the event bubbles up to <main>)."""
+    """Every field of the figures: grids, counts, seed, calculator, section 1's tokens (events bubble up to <main>)."""
     target = event.target
     if target.hasAttribute("data-token") and target.closest(".token-grid"):
         on_grid_field(target)

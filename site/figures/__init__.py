@@ -12,6 +12,7 @@ FIGURES (figures/heads.py, kv.py, competition.py, ...):
     "model"      the KV calculator switched model;  "kv": one of its fields changed
     "competition"  the distractor count changed
     "cost"       section 2's sequence length changed (one layer of mha.COST_MODEL)
+    "blend"      one of section 1's own three tokens changed;  "blend-grid": its fields too (its reset)
   An empty tuple: drawn at build time only (static tables, buttons main.py toggles in place).
 - patch(state, view, before) -> the same numbers as build, for boot.js's mhaPatch (same shape only).
 - mark: index.html has a <!--render:ID--> mark for it (False for parts inside another figure).

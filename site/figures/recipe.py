@@ -1,8 +1,10 @@
 """Sections 1 and 2 as figures: why one head blurs, and what the recipe does to the shapes and the cost.
 
-- fig-blend (section 1, static): the lesson's three tokens (mha.BLEND_TOKENS), read by the last
-  one under a causal mask. For each head and for the one wide head, the value vectors it mixes,
-  the weight it gives each, and the output: a weighted average of those values.
+- fig-blend-tokens, fig-blend, fig-blend-numbers (section 1, live): three tokens the reader edits
+  (state["blend"], from mha.BLEND_TOKENS), read by the last one under a causal mask. Their values
+  as bars; lines weighted by each head's softmax; the two heads' outputs side by side beside the one
+  wide head's blend; sentences with the numbers now (each key's score per slice and their sum: the
+  AND); and every number as tables, in a <details>.
 - fig-recipe-flow (section 2, live): the data flow n x d -> h x (n x d/h) -> attend -> n x d -> W_O,
   an SVG whose labels follow the reader's tokens, width, heads and key/value heads.
 - fig-recipe-line (section 2, live): one sentence from mha.attention_costs: the reader's heads cost what
@@ -14,76 +16,208 @@ Every number comes from mha; this module only arranges them.
 """
 
 import mha
+from figures.heads import token_grid_head
 from figures.registry import Figure
-from page.dom import (band_class, body_row, classes, fixed, header_row, number_cell, number_text, vector_text,
-                      weight_class)
-from page.state import model_shape
+from page.dom import (band_class, body_row, classes, fixed, header_row, number_cell, number_text, short, slot_range,
+                      table, vector_text, weight_class)
+from page.state import compute_blend, model_shape
 
-# --- section 1: one head blends what it finds ----------------------------------------------
+# --- section 1: one head blends what it finds, two heads look up two things ----------------
 
 QUERY = len(mha.BLEND_TOKENS) - 1  # the last token asks; the causal mask lets it see every token
+BLEND_FIELDS = {f"blend-{t}-{s}": (t, s) for t, row in enumerate(mha.BLEND_TOKENS) for s in range(len(row))}
+FIELD_LABEL = "section 1 token {} slot {}"  # each field's accessible name (section 3's grid says "token T slot S")
 
-
-def blend_results():
-    """(two-head result, one-wide-head result) of mha.BLEND_TOKENS, causal: what fig-blend shows."""
-    tokens = mha.BLEND_TOKENS
-    return (mha.multi_head_attention(tokens, mha.BLEND_HEADS, causal=True),
-            mha.multi_head_attention(tokens, 1, causal=True))
+# The picture, in viewBox units: BLEND_W wide, scaled to the column (a 375 px phone too).
+BLEND_W = 320
+BAR_H = 28                              # the tallest bar, above its baseline (or below, for a negative slot)
+TOKEN_X, TOKEN_BAR, TOKEN_GAP = (8, 116, 224), 16, 8  # the three values: left edges, bar width, gap
+OUT_X, OUT_BAR, OUT_GAP = (10, 188), 22, 8            # the concatenation, the wide head's output
+LINES_H = 40                            # the weight lines' drop from the values to the outputs
 
 
 def _token_name(t):
     return f"token {t} (query)" if t == QUERY else f"token {t}"
 
 
-def blend_table(label, caption, weights, values, output, slots):
-    """One head's mix: a row per token (its weight, then its value in the head's slots), then the output row."""
-    head = header_row("token", ["weight", *[f"slot {s}" for s in slots]])
-    rows = [body_row(_token_name(t), [number_cell(w, weight_class(w)),
-                                      *[["td", {"class": "num", "data-value": repr(x)}, number_text(x)] for x in v]])
-            for t, (w, v) in enumerate(zip(weights, values))]
-    out = ["tr", {"class": "blend-output"}, ["th", {"scope": "row"}, "output"],
-           ["td", {}, ""], *[number_cell(x) for x in output]]
-    return ["table", {"aria-label": label, "class": "figure-table blend"}, ["caption", {}, caption],
-            ["thead", {}, head], ["tbody", {}, *rows, out]]
+def blend_input(x, t, s):
+    """One of section 1's fields: <input id='blend-T-S'>, named FIELD_LABEL, its error in #blend-error."""
+    return ["input", {"type": "text", "id": f"blend-{t}-{s}", "inputmode": "decimal", "size": "4",
+                      "autocomplete": "off", "spellcheck": "false", "aria-label": FIELD_LABEL.format(t, s),
+                      "aria-describedby": "blend-error", "data-token": str(t), "data-slot": str(s),
+                      "value": number_text(x)}]
 
 
-def blend_figure():
-    """fig-blend: head 0, head 1 and the one wide head, each as the values it mixes and its output."""
-    result, wide = blend_results()
-    views = []
-    for h, (start, stop) in enumerate(result.head_slots):
-        weights = result.weights[h][QUERY]
-        caption = f"head {h}, slots {start}-{stop - 1}: {fixed(max(weights))} on token {weights.index(max(weights))}"
-        views.append(["div", classes("head-view", band_class(h)),
-                      blend_table(f"head {h} mix", caption, weights, result.value_heads[result.kv_head_of[h]],
-                                  result.head_outputs[h][QUERY], range(start, stop))])
-    weights = wide.weights[0][QUERY]
-    caption = f"one head, all {wide.width} slots: {fixed(weights[0])} on token 0, {fixed(weights[1])} on token 1"
-    views.append(["div", classes("head-view", "wide"),
-                  blend_table("one head mix", caption, weights, wide.value_heads[0], wide.outputs[QUERY],
-                              range(wide.width))])
-    note = ["p", {"class": "note"}, "Each output slot is the sum of weight × value down its column: "
-                                     "a weighted average of the values above it."]
-    return ["div", {}, ["div", {"class": "head-tables blend-tables"}, *views], note]
+def blend_fields(tokens):
+    """fig-blend-tokens: the three tokens as fields, each slot headed by the head that reads it."""
+    rows = [body_row(_token_name(t), [["td", {}, blend_input(x, t, s)] for s, x in enumerate(row)])
+            for t, row in enumerate(tokens)]
+    return ["table", {"aria-label": "section 1's tokens", "class": "figure-table blend-grid"},
+            ["caption", {}, f"three tokens; token {QUERY} is the query"],
+            ["thead", {}, token_grid_head(len(tokens[0]), mha.BLEND_HEADS)], ["tbody", {}, *rows]]
 
 
-def _blend_prose():
-    result, wide = blend_results()
-    tokens = mha.BLEND_TOKENS
-    return {
-        "blend-query": lambda: vector_text(tokens[QUERY]),
-        "blend-token-0": lambda: vector_text(tokens[0]),
-        "blend-token-1": lambda: vector_text(tokens[1]),
-        "blend-head-0-weight": lambda: fixed(result.weights[0][QUERY][0]),
-        "blend-head-1-weight": lambda: fixed(result.weights[1][QUERY][1]),
-        "blend-head-0-output": lambda: vector_text(result.head_outputs[0][QUERY], fixed),
-        "blend-head-1-output": lambda: vector_text(result.head_outputs[1][QUERY], fixed),
-        "blend-token-0-head-0": lambda: vector_text(result.value_heads[0][0]),
-        "blend-token-1-head-1": lambda: vector_text(result.value_heads[1][1]),
-        "blend-wide-weight-0": lambda: fixed(wide.weights[0][QUERY][0]),
-        "blend-wide-weight-1": lambda: fixed(wide.weights[0][QUERY][1]),
-        "blend-wide-output": lambda: vector_text(wide.outputs[QUERY], fixed),
-    }
+def _slot_bands(blend):
+    """The colour class of each slot: the head that reads it."""
+    return [band_class(h) for h, (start, stop) in enumerate(blend.heads.head_slots) for _ in range(start, stop)]
+
+
+def _bars(x, baseline, values, bands, bar, gap, top):
+    """A vector as bars on a baseline, one per slot: up for a positive number, down for a negative one.
+
+    top: the largest size among all the picture's numbers, drawn BAR_H tall (so every vector shares one scale).
+    """
+    rects = []
+    for s, (v, band) in enumerate(zip(values, bands)):
+        height = round(BAR_H * abs(v) / top, 2)
+        rects.append(["rect", {"class": f"blend-bar {band}", "x": x + s * (bar + gap),
+                               "y": round(baseline - height, 2) if v > 0 else baseline, "width": bar,
+                               "height": height, "data-value": repr(float(v))}])
+    right = x + len(values) * (bar + gap) - gap
+    return [*rects, ["line", {"class": "blend-base", "x1": x - 3, "y1": baseline, "x2": right + 3, "y2": baseline}]]
+
+
+def _centre(x, slots, bar, gap):
+    return x + (slots * (bar + gap) - gap) / 2
+
+
+def _label(x, y, words, *extra):
+    return ["text", {"x": x, "y": y, "text-anchor": "middle", **classes("blend-label", *extra)}, words]
+
+
+def blend_svg(blend):
+    """The picture: the three value vectors as bars, weight lines to what each head returns, the
+    concatenation of the two heads beside the one wide head's output. aria-hidden: the text under it
+    says every number."""
+    result, wide = blend.heads, blend.wide
+    bands = _slot_bands(blend)
+    values = [x for row in blend.tokens for x in row]
+    top = max(map(abs, values)) or 1.0  # outputs are weighted averages of the values: never past it
+    below = BAR_H if min(values) < 0 else 0  # room under the baselines only when a slot is negative
+    token_base = 16 + BAR_H
+    line_top = token_base + below + 6
+    line_bottom = line_top + LINES_H
+    out_base = line_bottom + 18 + BAR_H
+    names_y = out_base + below + 16
+    width, hw = len(blend.tokens[0]), result.head_width
+    children = []
+    for t, (x, row) in enumerate(zip(TOKEN_X, blend.tokens)):
+        children.append(_label(_centre(x, width, TOKEN_BAR, TOKEN_GAP), 12, _token_name(t)))
+        children += _bars(x, token_base, row, bands, TOKEN_BAR, TOKEN_GAP, top)
+    # the weight lines: each head's from every token to its slots of the concatenation, the wide head's to its output
+    concat_x, wide_x = OUT_X
+    ends = [(_centre(concat_x + h * hw * (OUT_BAR + OUT_GAP), hw, OUT_BAR, OUT_GAP), weights[QUERY], band_class(h),
+             f"head {h}") for h, weights in enumerate(result.weights)]
+    ends.append((_centre(wide_x, width, OUT_BAR, OUT_GAP), wide.weights[0][QUERY], "wide", "one wide head"))
+    for end, weights, band, name in ends:
+        for x, w in zip(TOKEN_X, weights):
+            children.append(["line", {"class": f"blend-weight {band}", "x1": _centre(x, width, TOKEN_BAR, TOKEN_GAP),
+                                      "y1": line_top, "x2": round(end, 2), "y2": line_bottom,
+                                      "stroke-opacity": repr(w)}])
+        children.append(_label(round(end, 2), line_bottom + 12, name))
+    children += _bars(concat_x, out_base, result.concat[QUERY], bands, OUT_BAR, OUT_GAP, top)
+    children += _bars(wide_x, out_base, wide.outputs[QUERY], ["wide"] * width, OUT_BAR, OUT_GAP, top)
+    children.append(_label(_centre(concat_x, width, OUT_BAR, OUT_GAP), names_y, "side by side", "name"))
+    children.append(_label(_centre(wide_x, width, OUT_BAR, OUT_GAP), names_y, "a blend", "name"))
+    return ["svg", {"class": "blend-picture", "viewBox": f"0 0 {BLEND_W} {names_y + 4}", "aria-hidden": "true",
+                    "focusable": "false"}, *children]
+
+
+def _favourite(weights):
+    """'token 0 (0.9449)', or 'tokens 0 and 1 (0.4803 each)': the keys whose printed weight is the largest."""
+    top = fixed(max(weights))
+    best = [str(t) for t, w in enumerate(weights) if fixed(w) == top]
+    if len(best) == 1:
+        return f"token {best[0]} ({top})", best
+    return f"tokens {', '.join(best[:-1])} and {best[-1]} ({top} each)", best
+
+
+def _holder(vector, tokens):
+    """'' when no token's value prints as this vector does (4 decimals), else the first that does."""
+    shown = vector_text(vector, fixed)
+    return next((f"token {t}" for t, row in enumerate(tokens) if vector_text(row, fixed) == shown), "")
+
+
+def wide_note(blend):
+    """What the one wide head brings back, said with the numbers now."""
+    output = blend.wide.outputs[QUERY]
+    holder = _holder(output, blend.tokens)
+    words, _ = _favourite(blend.wide.weights[0][QUERY])
+    held = f"the same numbers as {holder}'s value" if holder else "a blend no token holds"
+    return ["p", {"class": "blend-note wide-note"},
+            ["strong", {}, f"One wide head: {vector_text(output, fixed)}"],
+            f", {held}: one average over all {len(output)} slots, weighted toward {words}."]
+
+
+def concat_note(blend):
+    """What the two heads bring back, side by side, said with the numbers now."""
+    result = blend.heads
+    concat = result.concat[QUERY]
+    holder = _holder(concat, blend.tokens)
+    if holder:
+        held = f"the same numbers as {holder}'s value"
+    else:
+        held = f"{'' if _holder(blend.wide.outputs[QUERY], blend.tokens) else 'also '}a vector no token holds"
+    favourites = [_favourite(weights[QUERY]) for weights in result.weights]
+    apart = all(not set(a[1]) & set(b[1]) for i, a in enumerate(favourites) for b in favourites[i + 1:])
+    picks = [f"head {h}'s weighted toward {words}" if h == 0 else f"head {h}'s toward {words}"
+             for h, (words, _) in enumerate(favourites)]
+    return ["p", {"class": "blend-note concat-note"},
+            ["strong", {}, f"Two heads, side by side: {vector_text(concat, fixed)}"],
+            f", {held}: {len(favourites)} narrow lookups, each bringing back a {result.head_width}-wide summary"
+            f"{' of a different token' if apart else ''}: {', '.join(picks)}."]
+
+
+def and_sentence(blend):
+    """Each key's score in each head's slots and their sum, the wide head's score: one sentence."""
+    slots = [slot_range(*pair) for pair in blend.heads.head_slots]
+    keys = []
+    for t, (parts, total) in enumerate(zip(blend.parts, blend.totals)):
+        if t == 0:
+            scored = " and ".join(f"{short(x)} in {where}" for x, where in zip(parts, slots))
+            keys.append(f"token 0 scores {scored}, so {short(total)} in the wide head")
+        else:
+            keys.append(f"token {t} scores {' and '.join(short(x) for x in parts)}, so {short(total)}")
+    width = len(blend.tokens[0])
+    return ["p", {"class": "blend-note and-note"},
+            f"Scores with the query (q · k), slice by slice: {'; '.join(keys)} (the wide head divides each by "
+            f"√{width} before its softmax)."]
+
+
+def blend_picture(blend):
+    """fig-blend: the picture, then what it shows in words, with the numbers now."""
+    return [blend_svg(blend), wide_note(blend), concat_note(blend), and_sentence(blend)]
+
+
+def blend_numbers(blend):
+    """fig-blend-numbers (in a <details>): the scores, the weights and the vectors the picture draws, as tables."""
+    result, wide = blend.heads, blend.wide
+    slots = [slot_range(*pair) for pair in result.head_slots]
+    heads = len(result.weights)
+    scores = table("section 1 scores", f"q · k with token {QUERY}, the query",
+                   header_row("key", [*slots, slot_range(0, result.width)]),
+                   [body_row(_token_name(t), [number_cell(x) for x in [*parts, total]])
+                    for t, (parts, total) in enumerate(zip(blend.parts, blend.totals))], "numbers")
+    columns = [*(weights[QUERY] for weights in result.weights), wide.weights[0][QUERY]]
+    weights = table("section 1 weights", f"the weight token {QUERY} gives each token",
+                    header_row("key", [*(f"head {h}" for h in range(heads)), "one wide head"],
+                               lambda i: classes(band_class(i) if i < heads else "")),
+                    [body_row(_token_name(t), [number_cell(col[t], weight_class(col[t])) for col in columns])
+                     for t in range(len(blend.tokens))], "weights")
+    width, hw = result.width, result.head_width
+    rows = [*((f"head {h} output", [None] * (h * hw) + out[QUERY] + [None] * (width - (h + 1) * hw))
+              for h, out in enumerate(result.head_outputs)),
+            ("two heads, side by side", result.concat[QUERY]), ("one wide head", wide.outputs[QUERY])]
+    vectors = table("section 1 outputs", f"what token {QUERY} gets back, slot by slot",
+                    header_row("vector", [f"slot {s}" for s in range(width)]),
+                    [body_row(name, [["td", {}, ""] if x is None else number_cell(x) for x in row])
+                     for name, row in rows], "numbers")
+    return [["div", {"class": "blend-numbers-wrap", "tabindex": "0", "role": "region",
+                     "aria-label": "the numbers, scrollable"}, scores, weights, vectors]]
+
+
+def _blend(state):
+    return compute_blend(state["blend"])
 
 
 # --- section 2: the data flow ---------------------------------------------------------------
@@ -296,8 +430,10 @@ def _recipe_prose():
 
 
 FIGURES = {
-    # section 1: why several heads
-    "fig-blend": Figure(lambda s, v, b: [blend_figure()]),
+    # section 1: why several heads (its own three tokens: "blend-grid" after its reset, "blend" after an edit)
+    "fig-blend-tokens": Figure(lambda s, v, b: [blend_fields(s["blend"])], ("blend-grid",)),
+    "fig-blend": Figure(lambda s, v, b: blend_picture(_blend(s)), ("blend", "blend-grid")),
+    "fig-blend-numbers": Figure(lambda s, v, b: blend_numbers(_blend(s)), ("blend", "blend-grid")),
     # section 2: the recipe (redrawn when the sizes change, or a token is added or removed)
     "fig-recipe-flow": Figure(lambda s, v, b: [flow_diagram(state_costs(s))], ("structure", "token-grid")),
     "fig-recipe-line": Figure(lambda s, v, b: [cost_line(state_costs(s))], ("structure", "token-grid")),
@@ -305,4 +441,4 @@ FIGURES = {
     "fig-cost-seq-len": Figure(lambda s, v, b: [seq_len_field(s["cost_seq_len"])], ("controls",)),
     "fig-cost-share": Figure(lambda s, v, b: cost_share(s["cost_seq_len"]), ("controls", "cost")),
 }
-PROSE = {**_blend_prose(), **_recipe_prose()}
+PROSE = _recipe_prose()

@@ -88,6 +88,12 @@ def fixed(x):
     return f"{x:.4f}"
 
 
+def short(x):
+    """A number to at most 4 decimals, trailing zeros dropped: 7.0 -> '7', 0.25 -> '0.25', -0.00001 -> '0'."""
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
 def vector_text(xs, print_one=number_text):
     """'[0.9, 0.1]': a vector as the prose prints it, each number by print_one (fixed: 4 decimals)."""
     return "[" + ", ".join(print_one(x) for x in xs) + "]"

@@ -43,11 +43,15 @@ def model_shape(name):
 
 
 def default_state():
-    """The lesson's worked example (section 3) with identity projections; what a fresh page shows."""
+    """The lesson's worked example (section 3) with identity projections; what a fresh page shows.
+
+    "blend" is section 1's own three tokens (mha.BLEND_TOKENS): no link carries them, no other
+    figure reads them, and only section 1's reset puts them back.
+    """
     return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
             "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
             "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL)),
-            "cost_seq_len": model_shape(mha.COST_MODEL).context}
+            "cost_seq_len": model_shape(mha.COST_MODEL).context, "blend": [list(row) for row in mha.BLEND_TOKENS]}
 
 
 # --- the gate ----------------------------------------------------------------------
@@ -80,6 +84,25 @@ def compute(state):
     cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
     cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
     return View(result, wide, cross, cross_wide)
+
+
+class Blend(NamedTuple):
+    """Section 1's picture for its three tokens, the last one asking under a causal mask: all from mha."""
+
+    tokens: list   # 3 lists of 4 floats; the last is the query (the causal mask lets it see all three)
+    heads: object  # mha.MultiHeadResult, mha.BLEND_HEADS heads of width 2
+    wide: object   # mha.MultiHeadResult, the one wide head of width 4
+    parts: list    # per key, the query's dot product with it in each head's slots (mha.slice_scores)
+    totals: list   # per key, q . k over all four slots: what the wide head scores, before its 1/sqrt(4)
+
+
+def compute_blend(tokens):
+    """Section 1's Blend; ValueError (from mha) if it cannot be drawn. Its gate, as compute() is the head figures'."""
+    heads = mha.multi_head_attention(tokens, mha.BLEND_HEADS, causal=True)
+    wide = mha.multi_head_attention(tokens, 1, causal=True)
+    heads.concat, wide.outputs  # computed when first read: read now, so an overflow raises here, not in a draw
+    parts, totals = mha.slice_scores(tokens[-1], tokens, heads.head_slots)
+    return Blend([list(row) for row in tokens], heads, wide, parts, totals)
 
 
 def check_sharing(state):
@@ -178,10 +201,25 @@ def with_heads(state, heads):
 
 
 def with_number(state, key, t, s, value):
-    """One slot of one token of a grid (key: 'tokens' or 'context') set to value."""
+    """One slot of one token of a grid (key: 'tokens', 'context' or section 1's 'blend') set to value."""
     rows = [list(row) for row in state[key]]
     rows[t][s] = value
     return changed(state, **{key: rows})
+
+
+def with_blend_text(state, t, s, text):
+    """Section 1's field (token t, slot s) as typed: read by mha.parse_number, then through compute_blend.
+
+    Raises ValueError with the sentence the page shows (before anything changes).
+    """
+    new = with_number(state, "blend", t, s, mha.parse_number(text, f"token {t} slot {s}"))
+    compute_blend(new["blend"])
+    return new
+
+
+def with_blend_reset(state):
+    """Section 1's three tokens back to mha.BLEND_TOKENS; nothing else changes."""
+    return changed(state, blend=[list(row) for row in mha.BLEND_TOKENS])
 
 
 def button_rules(count):

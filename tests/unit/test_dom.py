@@ -45,3 +45,9 @@ def test_refuses(node, refusal):
 def test_json_round_trip_is_the_tree():
     tree = [["td", {"class": "w5", "data-value": "0.5176703075150118"}, "0.5177"], "text"]
     assert json.loads(dom.to_json(tree)) == tree
+
+
+@pytest.mark.parametrize("x, shown", [(7.0, "7"), (-3.0, "-3"), (0.25, "0.25"), (0.020000000000000004, "0.02"),
+                                      (1 / 3, "0.3333"), (-0.00001, "0"), (0.0, "0"), (12.5, "12.5")])
+def test_short_numbers_keep_at_most_four_decimals_and_no_trailing_zeros(x, shown):
+    assert dom.short(x) == shown

@@ -19,6 +19,8 @@ EXERCISE = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]  # token 1's time slots 
 HEAD_0 = [[0.5177, 0.4823], [0.5141, 0.4859]]
 HEAD_1 = [[0.6698, 0.3302], [0.3302, 0.6698]]
 ONE_HEAD = [[0.6341, 0.3659], [0.3870, 0.6130]]
+# section 1: the query (token 2, last) against token 0, token 1 and itself
+BLEND = [[6.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
 # section 4: head 1 goes flat, head 0 does not move, the wide head drifts
 HEAD_1_EXERCISE = [[0.5, 0.5], [0.5, 0.5]]
 ONE_HEAD_EXERCISE = [[0.5125, 0.4875], [0.5100, 0.4900]]
@@ -78,6 +80,21 @@ def test_lesson_constants_are_the_lesson_tokens():
     assert [list(row) for row in mha.LESSON_TOKENS] == TOKENS
     assert [list(row) for row in mha.EXERCISE_TOKENS] == EXERCISE
     assert mha.LESSON_HEADS == 2
+
+
+def test_blend_constants_are_section_1s_tokens():
+    assert [list(row) for row in mha.BLEND_TOKENS] == BLEND and mha.BLEND_HEADS == 2
+
+
+def test_slice_scores_split_the_wide_heads_dot_product_worked_by_hand():
+    """The query q = [1, 0, 1, 0], slices 0-1 and 2-3:
+    token 0 [6, 0, 1, 1]: 1*6 + 0*0 = 6 and 1*1 + 0*1 = 1; q . k = 6 + 0 + 1 + 0 = 7
+    token 1 [1, 1, 6, 0]: 1*1 + 0*1 = 1 and 1*6 + 0*0 = 6; q . k = 7
+    token 2 = q:          1 and 1;                         q . k = 2
+    A slice may be any run of slots: slot 3 alone gives 0*1, 0*0, 0*0."""
+    parts, totals = mha.slice_scores(BLEND[2], BLEND, [(0, 2), (2, 4)])
+    assert parts == [[6.0, 1.0], [1.0, 6.0], [1.0, 1.0]] and totals == [7.0, 7.0, 2.0]
+    assert mha.slice_scores(BLEND[2], BLEND, [(3, 4)]) == ([[0.0], [0.0], [0.0]], [7.0, 7.0, 2.0])
 
 
 def test_concat_of_identity_heads_is_the_weighted_values():

@@ -81,3 +81,14 @@ def test_first_token_under_causal_mask_sees_only_itself(case):
 def test_split_then_merge_round_trips(case):
     tokens, heads, _ = case
     assert mha.merge_heads(mha.split_heads(tokens, heads)) == tokens
+
+
+@given(sequences())
+def test_slice_scores_sum_to_the_wide_heads_dot_product(case):
+    """q . k = sum over the heads' slices of q[a:b] . k[a:b]: the one wide head's score is the heads' scores added."""
+    tokens, heads, _ = case
+    parts, totals = mha.slice_scores(tokens[-1], tokens, mha.head_slots(len(tokens[0]), heads))
+    assert len(parts) == len(totals) == len(tokens)
+    for row, total in zip(parts, totals):
+        assert len(row) == heads
+        assert math.isclose(sum(row), total, rel_tol=1e-9, abs_tol=1e-9)

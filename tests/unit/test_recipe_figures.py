@@ -1,4 +1,4 @@
-"""Sections 1 and 2's figures (figures/recipe.py): the blend tables, the data-flow diagram, the cost line
+"""Sections 1 and 2's figures (figures/recipe.py): the blend picture, the data-flow diagram, the cost line
 and the sequence-length share.
 
 References: softmax rows and weighted averages worked here with math.exp (not mha), and the counts
@@ -6,6 +6,8 @@ worked by hand below (and in tests/unit/test_costs.py's comments), as literals.
 """
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +16,7 @@ from figures import FIGURES, prose, recipe
 from figures.heads import WIDTHS
 from page import dom
 from page import state as figure_state
-from trees import find, nodes, text
+from trees import class_list, find, nodes, text
 
 # figures.prose() and run_data() read section 8's training run, which build.py trains and caches:
 # these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
@@ -26,7 +28,23 @@ pytestmark = pytest.mark.usefixtures("built_site")
 #   head 0 (slots 0-1, scale 1/sqrt 2): dot products 6, 1, 1
 #   head 1 (slots 2-3):                 dot products 1, 6, 1
 #   one head (slots 0-3, scale 1/2):    dot products 7, 7, 2: tokens 0 and 1 tie
+# Head 0: e^(-5/sqrt 2) = 0.029143, so 1 / (1 + 2 x 0.029143) = 0.944924 on token 0, 0.027538 on each other;
+#   its output, slot 0: 6 x 0.944924 + 0.027538 + 0.027538 = 5.7246; slot 1: token 1's 1 x 0.027538 = 0.0275.
+#   Head 1 is head 0 mirrored: [5.7246, 0.0275] in slots 2-3, so side by side [5.7246, 0.0275, 5.7246, 0.0275].
+# One head: e^(-2.5) = 0.082085, so 1 / (2 + 0.082085) = 0.480288 on tokens 0 and 1, 0.039424 on itself;
+#   slot 0: 6 x 0.480288 + 0.480288 + 0.039424 = 3.4014; slot 1: 0.4803; slot 2: 3.4014; slot 3: 0.4803.
+BLEND = [[6.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
 HEAD_0_DOTS, HEAD_1_DOTS, WIDE_DOTS = [6, 1, 1], [1, 6, 1], [7, 7, 2]
+CONCAT_TEXT, WIDE_TEXT = "[5.7246, 0.0275, 5.7246, 0.0275]", "[3.4014, 0.4803, 3.4014, 0.4803]"
+AND_TEXT = ("token 0 scores 6 in slots 0-1 and 1 in slots 2-3, so 7 in the wide head; token 1 scores 1 and 6, so 7; "
+            "token 2 scores 1 and 1, so 2")
+# An edit: token 0 slot 0 = -3, token 1 slot 3 = 2.5. Dot products with [1, 0, 1, 0]: token 0 -3 and 1, -2 in all
+# four; token 1 1 and 6, 7; the query 1 and 1, 2. The largest size is still 6: the -3 bar hangs 28 x 3 / 6 = 14 down.
+EDITED = [[-3.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 2.5], [1.0, 0.0, 1.0, 0.0]]
+EDITED_AND = ("token 0 scores -3 in slots 0-1 and 1 in slots 2-3, so -2 in the wide head; token 1 scores 1 and 6, "
+              "so 7; token 2 scores 1 and 1, so 2")
+SECTION = Path(__file__).resolve().parents[2] / "site" / "sections" / "why-heads.html"
+MAX_PROSE_WORDS = 300  # issue 23: section 1's prose outside its figure panel
 
 # Section 2's cost line, (tokens, width, heads, kv_heads) -> the sentence, worked by hand:
 # - 2 tokens, width 4: W_Q .. W_O 4 x 4 = 16 each, 64; multiply-adds 3 x 2 x 4 x 4 = 96 projections,
@@ -102,38 +120,119 @@ def state_of(tokens, width, heads, kv_heads):
 
 # --- section 1: the blend --------------------------------------------------------
 
-def test_each_head_returns_one_value_and_the_wide_head_blends_two():
-    """The weights and outputs the figure prints are softmax and weighted averages worked here."""
-    tokens = [list(row) for row in mha.BLEND_TOKENS]
-    head_0 = softmax([s / math.sqrt(2) for s in HEAD_0_DOTS])
-    head_1 = softmax([s / math.sqrt(2) for s in HEAD_1_DOTS])
-    wide = softmax([s / 2 for s in WIDE_DOTS])
-    figure = recipe.blend_figure()
-    dom.check(figure)
-    for label, weights, values in [("head 0 mix", head_0, [t[0:2] for t in tokens]),
-                                   ("head 1 mix", head_1, [t[2:4] for t in tokens]),
-                                   ("one head mix", wide, tokens)]:
-        (table,) = find(figure, "table", aria_label=label)
-        rows = find(find(table, "tbody")[0], "tr")
-        drawn_weights = [float(find(row, "td")[0][1]["data-value"]) for row in rows[:-1]]
-        assert drawn_weights == pytest.approx(weights, abs=1e-12)
-        assert [[float(td[1]["data-value"]) for td in find(row, "td")[1:]] for row in rows[:-1]] == values
-        output = [float(td[1]["data-value"]) for td in find(rows[-1], "td")[1:]]
-        assert output == pytest.approx(average(weights, values), abs=1e-12)
-    # the story the prose tells: each head > 0.9 on one token, the wide head splits evenly between two
-    assert head_0[0] > 0.9 and head_1[1] > 0.9
-    assert wide[0] == pytest.approx(wide[1]) and wide[0] < 0.5
-    blend = average(wide, tokens)
-    assert all(min(a, b) < x < max(a, b) for x, a, b in zip(blend, tokens[0], tokens[1]))
+def blend_state(tokens=BLEND):
+    return {**figure_state.default_state(), "blend": [list(row) for row in tokens]}
 
 
-def test_the_blend_prose_prints_the_figures_numbers():
-    values = prose()
-    result, wide = recipe.blend_results()
-    assert values["blend-head-0-weight"] == f"{result.weights[0][2][0]:.4f}"
-    assert values["blend-wide-weight-0"] == values["blend-wide-weight-1"] == f"{wide.weights[0][2][0]:.4f}"
-    assert values["blend-wide-output"] == "[" + ", ".join(f"{x:.4f}" for x in wide.outputs[2]) + "]"
-    assert values["blend-token-0"] == "[6, 0, 1, 1]" and values["blend-token-0-head-0"] == "[6, 0]"
+def built(element_id, state):
+    children = FIGURES[element_id].build(state, None, None)
+    for child in children:
+        dom.check(child)
+    return children
+
+
+def table_values(tree, label):
+    """{row name: [each cell's exact number, or None for an empty cell]} of a numbers table."""
+    (table,) = find(tree, "table", aria_label=label)
+    rows = find(find(table, "tbody")[0], "tr")
+    return {text(find(row, "th")[0]): [float(td[1]["data-value"]) if "data-value" in td[1] else None
+                                        for td in find(row, "td")] for row in rows}
+
+
+def bars(svg):
+    """[(x, y, height, exact value)] of the picture's bars, in drawing order: 3 values, then the two outputs."""
+    return [(r[1]["x"], r[1]["y"], r[1]["height"], float(r[1]["data-value"])) for r in find(svg, "rect")]
+
+
+def test_the_default_picture_prints_the_hand_worked_weights_outputs_and_scores():
+    """Every number of the picture and its tables is a softmax or weighted average worked here, from the literals."""
+    head_0 = softmax([x / math.sqrt(2) for x in HEAD_0_DOTS])
+    head_1 = softmax([x / math.sqrt(2) for x in HEAD_1_DOTS])
+    wide = softmax([x / 2 for x in WIDE_DOTS])
+    state = blend_state()
+    numbers = built("fig-blend-numbers", state)
+    names = ["token 0", "token 1", "token 2 (query)"]
+    weights = table_values(numbers, "section 1 weights")
+    assert [weights[n] for n in names] == [pytest.approx([a, b, c], abs=1e-12) for a, b, c in zip(head_0, head_1, wide)]
+    scores = table_values(numbers, "section 1 scores")
+    assert [scores[n] for n in names] == [[6, 1, 7], [1, 6, 7], [1, 1, 2]]
+    head_0_out = average(head_0, [t[0:2] for t in BLEND])
+    head_1_out = average(head_1, [t[2:4] for t in BLEND])
+    outputs = table_values(numbers, "section 1 outputs")
+    assert outputs["head 0 output"][:2] == pytest.approx(head_0_out, abs=1e-12) and outputs["head 0 output"][2:] == [None] * 2
+    assert outputs["head 1 output"][2:] == pytest.approx(head_1_out, abs=1e-12) and outputs["head 1 output"][:2] == [None] * 2
+    assert outputs["two heads, side by side"] == pytest.approx(head_0_out + head_1_out, abs=1e-12)
+    assert outputs["one wide head"] == pytest.approx(average(wide, BLEND), abs=1e-12)
+
+    svg, *notes = built("fig-blend", state)
+    drawn = bars(svg)
+    assert [v for *_, v in drawn] == pytest.approx([*BLEND[0], *BLEND[1], *BLEND[2], *head_0_out, *head_1_out,
+                                                    *average(wide, BLEND)], abs=1e-12)
+    assert all(h == round(28 * abs(v) / 6, 2) for _, _, h, v in drawn)  # one scale: the largest size, 6, is 28 tall
+    lines = [float(line[1]["stroke-opacity"]) for line in find(svg, "line") if "blend-weight" in class_list(line)]
+    assert lines == pytest.approx([*head_0, *head_1, *wide], abs=1e-12)
+    said = " ".join(text(note) for note in notes)
+    assert f"One wide head: {WIDE_TEXT}, a blend no token holds" in said
+    assert f"Two heads, side by side: {CONCAT_TEXT}, also a vector no token holds: 2 narrow lookups, each bringing " \
+           "back a 2-wide summary of a different token: head 0's weighted toward token 0 (0.9449), head 1's toward " \
+           "token 1 (0.9449)." in said
+    assert "weighted toward tokens 0 and 1 (0.4803 each)" in said
+    assert AND_TEXT in said and said.count(".") >= 3
+
+
+def test_an_edit_redraws_the_picture_and_the_and_sentence_from_the_new_numbers():
+    state = figure_state.with_blend_text(figure_state.with_blend_text(blend_state(), 0, 0, "-3"), 1, 3, "2.5")
+    assert state["blend"] == EDITED
+    svg, *notes = built("fig-blend", state)
+    base = next(line[1]["y1"] for line in find(svg, "line") if "blend-base" in class_list(line))  # token 0's
+    token_0 = bars(svg)[:4]
+    assert [(y, h) for _, y, h, _ in token_0] == [(base, 14.0), (base, 0.0), (base - 4.67, 4.67), (base - 4.67, 4.67)]
+    # -3 hangs below its baseline, half as long as the largest size, 6 (28 tall); 1 stands 28 / 6 = 4.67 above it
+    assert EDITED_AND in text(notes[-1])
+    fields = built("fig-blend-tokens", state)
+    assert [i[1]["value"] for i in find(fields, "input")] == ["-3", "0", "1", "1", "1", "1", "6", "2.5", "1", "0", "1", "0"]
+
+
+@pytest.mark.parametrize("tokens, said, unsaid", [
+    # both heads favour token 0: dot products 6, 1, 1 in each head's slots
+    ([[6.0, 0.0, 6.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]],
+     "2-wide summary: head 0's weighted toward token 0 (0.9449), head 1's toward token 0 (0.9449).",
+     "a different token"),
+    # three equal tokens: every weight 1/3, and every vector is the tokens' own
+    ([[1.0, 1.0, 1.0, 1.0]] * 3, "the same numbers as token 0's value", "no token holds"),
+])
+def test_the_sentences_stay_true_when_the_heads_agree_or_a_token_holds_the_vector(tokens, said, unsaid):
+    svg, *notes = built("fig-blend", blend_state(tokens))
+    words = " ".join(text(note) for note in notes)
+    assert said in words and unsaid not in words
+
+
+def test_section_1s_fields_are_named_and_kept_apart_from_section_3s_grid():
+    """Twelve fields, each with the id main.py's INPUTS knows (boot.js keeps a field changed while Python loads by
+    its id) and a name unlike section 3's 'token T slot S'; the table is not a .token-grid, which is read otherwise."""
+    (table,) = built("fig-blend-tokens", blend_state())
+    inputs = find(table, "input")
+    assert [(i[1]["id"], i[1]["aria-label"], i[1]["value"]) for i in inputs] == [
+        (f"blend-{t}-{s}", f"section 1 token {t} slot {s}", dom.number_text(x))
+        for t, row in enumerate(BLEND) for s, x in enumerate(row)]
+    assert list(recipe.BLEND_FIELDS.items()) == [(f"blend-{t}-{s}", (t, s)) for t in range(3) for s in range(4)]
+    assert "token-grid" not in class_list(table) and all(i[1]["aria-describedby"] == "blend-error" for i in inputs)
+    # the fields are drawn again only by section 1's reset, never under a reader's typing
+    assert FIGURES["fig-blend-tokens"].redraw == ("blend-grid",)
+    assert set(FIGURES["fig-blend"].redraw) == set(FIGURES["fig-blend-numbers"].redraw) == {"blend", "blend-grid"}
+
+
+def test_section_1s_prose_has_no_build_time_numbers_and_stays_short():
+    """The figure is live, so no sentence beside it prints a build-time number; its prose (<p> and <li> outside
+    the figure panel) is at most MAX_PROSE_WORDS words."""
+    source = SECTION.read_text()
+    assert "<!--value:" not in source
+    assert all(f"<!--render:{fid}-->" in source for fid in ("fig-blend-tokens", "fig-blend", "fig-blend-numbers"))
+    outside = re.sub(r'<div class="figure-panel.*?</details>\s*</div>', "", source, flags=re.S)
+    assert "fig-blend" not in outside
+    words = sum(len(re.sub(r"<[^>]+>", " ", body).split())
+                for _, body in re.findall(r"<(p|li)\b[^>]*>(.*?)</\1>", outside, flags=re.S))
+    assert 150 < words <= MAX_PROSE_WORDS
 
 
 # --- section 2: the data flow --------------------------------------------------------

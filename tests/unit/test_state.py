@@ -15,6 +15,7 @@ from page import state as s
 
 LESSON = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
 EXERCISE = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
+BLEND = [[6.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]  # section 1's three tokens
 
 
 def state(**changes):
@@ -139,6 +140,46 @@ def test_an_exercise_is_the_lessons_tokens_then_the_edit_with_its_projections_an
         assert (new["heads"], new["kv_heads"], new["causal"], new["projections"]) == (2, 2, False, projections)
         assert (new["seed"], new["distractors"], new["kv"]) == (5, 4, moved["kv"])  # the seed and the rest stay
     assert moved["projections"] != projections and moved["tokens"][0] == LESSON[0] + [0.0] * 4  # moved is untouched
+
+
+def test_section_1s_tokens_are_edited_and_reset_on_their_own():
+    """Section 1's tokens start as mha.BLEND_TOKENS; an edit or a reset there leaves every other setting alone,
+    and section 3's preset, a link or an exercise leave them alone."""
+    old = s.default_state()
+    assert old["blend"] == BLEND
+    new = s.with_number(old, "blend", 0, 0, 2.0)
+    assert new["blend"] == [[2.0, 0.0, 1.0, 1.0], *BLEND[1:]] and old["blend"] == BLEND
+    assert {k: v for k, v in new.items() if k != "blend"} == {k: v for k, v in old.items() if k != "blend"}
+    assert s.with_blend_reset(new) == old
+    assert s.with_preset(new, mha.EXERCISE_TOKENS)["blend"] == new["blend"]
+    assert s.with_exercise(new, "identity")[1]["blend"] == new["blend"]
+    assert s.with_link(new, {key: old[key] for key in s.FIGURE_KEYS})["blend"] == new["blend"]
+
+
+def test_section_1s_field_text_is_read_by_mha_and_refused_with_its_sentence():
+    """A field's text as typed: mha.parse_number's reading and sentences, then the gate (token 0 = [1e200, ...]
+    asks itself 1e400: overflow), and the state it was given stays as it was."""
+    old = s.default_state()
+    assert s.with_blend_text(old, 2, 1, " 0.5 ")["blend"] == [*BLEND[:2], [1.0, 0.5, 1.0, 0.0]]
+    with pytest.raises(ValueError, match="^token 0 slot 1: 'abc' is not a number$"):
+        s.with_blend_text(old, 0, 1, "abc")
+    with pytest.raises(ValueError, match="^token 2 slot 3 is empty: type a number$"):
+        s.with_blend_text(old, 2, 3, " ")
+    with pytest.raises(ValueError, match="overflowed"):
+        s.with_blend_text(old, 0, 0, "1e200")
+    assert old["blend"] == BLEND
+
+
+def test_section_1s_gate_scores_each_slice_and_refuses_an_overflow():
+    """The query [1, 0, 1, 0] against token 0 [6, 0, 1, 1]: 6 in slots 0-1, 1 in slots 2-3, 7 in all four;
+    token 1 [1, 1, 6, 0]: 1, 6, 7; itself: 1, 1, 2. Head 0 at its favourite: softmax([6, 1, 1] / sqrt 2)
+    puts 1 / (1 + 2 e^(-5 / sqrt 2)) = 0.944924 on token 0."""
+    blend = s.compute_blend(BLEND)
+    assert blend.parts == [[6.0, 1.0], [1.0, 6.0], [1.0, 1.0]] and blend.totals == [7.0, 7.0, 2.0]
+    assert blend.heads.weights[0][2][0] == pytest.approx(1 / (1 + 2 * np.exp(-5 / np.sqrt(2))), abs=1e-12)
+    assert blend.tokens == BLEND and len(blend.wide.weights) == 1
+    with pytest.raises(ValueError, match="overflowed"):
+        s.compute_blend([[1e200] * 4, *BLEND[1:]])
 
 
 def test_an_exercise_refuses_projections_it_does_not_know():

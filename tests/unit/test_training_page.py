@@ -450,9 +450,3 @@ def test_the_switch_off_question_is_answered_from_the_build_time_runs_measuremen
     assert 'id="q-trained"' in SECTION
 
 
-def test_section_9s_exact_repeat_is_harmless_in_the_build_time_run(built_site):
-    """Section 9 calls an exact repeat harmless, from the build-time run: its guess after FACEACBA's last A is C,
-    the letter both A's lead to (seed 0, two heads a layer: p = 0.99)."""
-    assert fig._copy(fig.REPEAT, "guess") == "C" and float(fig._copy(fig.REPEAT, "p")) >= 0.9
-    page = (built_site / "index.html").read_text()
-    assert "and its guess there is\n      C (p = " in page
