@@ -340,7 +340,7 @@ def flow_diagram(costs):
             children += _arrows(row, rows[r + 1], y + BOX_H, y + BOX_H + GAP)
             children.append(["text", {"x": 0, "y": y + BOX_H + GAP / 2 + 4, "class": "flow-step"}, steps[r]])
         y += BOX_H + GAP
-    height = y - GAP
+    height = y - GAP + 2  # room for the last box's bottom border
     return ["svg", {"viewBox": f"0 0 {VIEW_W} {height}", "class": "flow", "role": "img",
                     "aria-labelledby": "recipe-flow-title recipe-flow-desc"},
             ["title", {"id": "recipe-flow-title"}, "The recipe's shapes"],
