@@ -405,7 +405,7 @@ def cost_share(seq_len):
     beyond = (f" {shape.name} was built for {shape.context:,} tokens: the count goes on, the model was not "
               "trained to read that far." if mha.beyond_context(shape, seq_len) else "")
     return [["p", {"class": "cost-share"},
-             f"One layer of {shape.name} (d = {every.width:,}; {every.heads} query heads, {every.kv_heads} "
+             f"One attention layer of {shape.name}, the MLP not counted (d = {every.width:,}; {every.heads} query heads, {every.kv_heads} "
              f"key/value heads, width {every.head_width}) over {_plural(seq_len, 'token')}: the ", _kept("n × n"),
              " part (scores and weighted sums) is ", _share(every), f" of its {every.multiply_adds:,} multiply-adds, ",
              _share(causal), " with a causal mask that skips the masked pairs."],

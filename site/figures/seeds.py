@@ -2,7 +2,7 @@
 
 The data is bench/training_seeds.py's sweep, written by its `site` command into SEEDS_FILE (a
 benchmark takes minutes a seed: the build only reads it). Per seed: held-out accuracy and
-mha.training.classify()'s verdict ("pair": a previous-token head feeding an induction head of a
+mha.training.classify()'s verdict ("pair": a previous-token head and an induction head of a
 later layer; "other": something else). tests/unit/test_seeds.py trains a seed again and checks
 the file still says what the model does.
 """
@@ -55,7 +55,7 @@ def _describe(row):
     """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title."""
     layer, head = row["induction_head"]
     return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {SHORT[kind(row)]}; "
-            f"top induction: layer {layer} head {head}, {row['induction']:.2f}")
+            f"top induction: layer {layer} head {head}, {row['induction']:.3f}")
 
 
 def chart(rows):
@@ -91,7 +91,7 @@ def summary(rows):
     learned = [row for row in rows if row["learned"]]
     pairs = sum(row["kind"] == "pair" for row in learned)
     return (f"{len(learned)} of {len(rows)} seeds reach {LEARNED:.0%} held-out accuracy; {pairs} of them form a "
-            f"previous-token head feeding an induction head of a later layer.")
+            f"previous-token head and an induction head in a later layer.")
 
 
 def try_seed(rows):
@@ -102,7 +102,7 @@ def try_seed(rows):
     row = other[0]
     layer, head = row["induction_head"]
     return (f"Seed {row['seed']} learns ({row['accuracy']:.1%} held-out) without one: its strongest induction "
-            f"head, layer {layer} head {head}, scores only {row['induction']:.2f}. Train it above.")
+            f"head, layer {layer} head {head}, scores only {row['induction']:.3f}. Train it above.")
 
 
 def figure(rows):

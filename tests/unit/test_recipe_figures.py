@@ -317,8 +317,8 @@ def test_the_share_prints_the_hand_worked_percentages(n, every, causal, multiply
     dom.check(share)
     dom.check(note)
     assert [text(strong) for strong in find(share, "strong")] == [every, causal]
-    assert text(share).startswith("One layer of Llama-3-8B (d = 4,096; 32 query heads, 8 key/value heads, width "
-                                  f"128) over {n:,} token")
+    assert text(share).startswith("One attention layer of Llama-3-8B, the MLP not counted (d = 4,096; 32 query "
+                                  f"heads, 8 key/value heads, width 128) over {n:,} token")
     assert f"is {every} of its {multiply_adds} multiply-adds, {causal} with a causal mask" in text(share)
     assert f"every query-key pair, n × n = {pairs} a head" in text(note)
     assert f"n(n+1)/2 = {kept}, {kept_share} of them." in text(note)
