@@ -184,6 +184,14 @@ def test_one_head_and_a_head_width_of_one_are_said_in_the_singular():
         "each head's 1 output per token")
 
 
+def test_section_2s_flow_says_one_token_in_the_singular():
+    """The diagram's description with the grid emptied down to one token."""
+    from figures import recipe
+
+    desc = recipe.flow_description(mha.attention_costs(1, 4, 2))
+    assert desc.startswith("1 token of width 4 (1 × 4) is projected to queries 1 × 4")
+
+
 def test_output_tables_show_heads_concat_and_mixed_outputs():
     weights = mha.random_projections(4, 2, seed=3)
     result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights)
