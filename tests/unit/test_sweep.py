@@ -20,13 +20,14 @@ What is swept (the product below, each a list of the reader's actions from a fre
 - section 7: cross-attention on and off, its context grid edited, context tokens added and removed;
 - section 9: distractors 0, 1, 2, 30, 999, 1000 and the texts the field refuses;
 - section 4's buttons (both exercises, back to the lesson's tokens, reset the figures) from many states;
+- section 8: the story sentences over the 100 seeds of site/figures/training_seeds.json.
 
 Left out, on purpose: fig-blend (section 1) and section 2's cost figure (fig-recipe-costs, and the line and
 sequence-length field replacing it: fig-recipe-line, fig-cost-seq-len, fig-cost-share, the cost-seq-len
 control) were being rewritten while this file was written, and so were the code cells: their own tests
 cover them. The trained model's figures
 (fig-train-*, fig-probe*) draw the build's training run, which no control changes and which costs the
-build's minute of training.
+build's minute of training: their sentences are swept over the seeds instead, from the seed table's numbers.
 """
 
 import ast
@@ -38,9 +39,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import pytest
 
 import mha
-from figures import FIGURES, exercise
+import mha.training
+from figures import FIGURES, exercise, seeds
+from figures import training as story_figures
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import state as page_state
 from page.dom import to_html
@@ -1195,3 +1199,138 @@ def test_the_plural_check_catches_a_count_of_one_and_passes_an_index():
     assert one_with_plural("the queries split in 1") == ["split in 1"]
     assert one_with_plural("head 1 reads slots 2-3; 1 head has; 1,000 tokens; 0.1 heads; seed 1 learns") == []
 
+
+# --- section 8: the story of a run, over the hundred seeds ------------------------------------------
+
+SEED_ROWS = seeds.sweep()["seeds"]
+HEADS_22 = [(0, 0), (0, 1), (1, 0), (1, 1)]  # two layers of two heads: the page's model
+LINES = (0.4, 0.8, 0.9)  # mha.training's lines: previous-token score, induction score, held-out accuracy
+AT_THE_LINES = [  # rows made up at and just past the lines, with the seed table's fields
+    {"seed": "at the lines", "accuracy": 0.9, "previous_token_head": [0, 1], "previous_token": 0.4,
+     "induction_head": [1, 0], "induction": 0.8},
+    {"seed": "just under", "accuracy": 0.8999, "previous_token_head": [0, 0], "previous_token": 0.3999,
+     "induction_head": [1, 1], "induction": 0.7999},
+    {"seed": "same layer", "accuracy": 0.95, "previous_token_head": [1, 0], "previous_token": 0.6,
+     "induction_head": [1, 1], "induction": 0.9},
+    {"seed": "one head does both", "accuracy": 0.97, "previous_token_head": [1, 1], "previous_token": 0.5,
+     "induction_head": [1, 1], "induction": 0.95},
+    {"seed": "early induction", "accuracy": 0.93, "previous_token_head": [0, 1], "previous_token": 0.2,
+     "induction_head": [0, 0], "induction": 0.85},
+    {"seed": "stalled", "accuracy": 0.41, "previous_token_head": [0, 0], "previous_token": 0.3,
+     "induction_head": [1, 0], "induction": 0.2},
+    {"seed": "a pair that has not learned", "accuracy": 0.6, "previous_token_head": [0, 0], "previous_token": 0.45,
+     "induction_head": [1, 1], "induction": 0.85},
+]
+
+
+def formed_a_pair(row):
+    """The rule, in this file's words: the strongest previous-token head scores at least 0.4, the strongest
+    induction head at least 0.8, and the first sits in an earlier layer than the second."""
+    previous, induction, _ = LINES
+    return (row["previous_token"] >= previous and row["induction"] >= induction
+            and row["previous_token_head"][0] < row["induction_head"][0])
+
+
+def measured_from(row):
+    """A measurement (figures.training.measure's dict) with the row's top heads and scores: the other heads
+    score below them, and switching off head i leaves the accuracy times 0.5 + 0.1 i (head (0, 0) matters most)."""
+    top_previous, top_induction = HEADS_22.index(tuple(row["previous_token_head"])), \
+        HEADS_22.index(tuple(row["induction_head"]))
+    scores = [[0.01, 0.01] for _ in HEADS_22]
+    scores[top_previous][0], scores[top_induction][1] = row["previous_token"], row["induction"]
+    ablated = [None] * 2 ** len(HEADS_22)
+    ablated[0] = row["accuracy"]
+    for i in range(len(HEADS_22)):
+        ablated[1 << i] = round(row["accuracy"] * (0.5 + 0.1 * i), 4)
+    copy = {"weights": [0.9, 0.8], "guess": 2, "p": 0.95}  # C, after both A's of FACEACBA
+    return {"heads": [list(h) for h in HEADS_22], "scores": scores, "ablated": ablated,
+            "scores_off": [scores] * len(ablated),
+            "copy": {"head": top_induction, story_figures.REPEAT: copy, story_figures.NEAR: copy}}
+
+
+def report_rows(row):
+    """mha.training.classify's input, one row per head, from a seed table's row."""
+    measured = measured_from(row)
+    return [{"layer": layer, "head": head, "previous_token": s[0], "induction": s[1]}
+            for (layer, head), s in zip(HEADS_22, measured["scores"])]
+
+
+@pytest.mark.parametrize("row", SEED_ROWS + AT_THE_LINES, ids=lambda row: f"seed {row['seed']}")
+def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row):
+    pair = formed_a_pair(row)
+    previous, induction, learned = LINES
+    verdict = mha.training.classify(report_rows(row), row["accuracy"])
+    assert verdict["kind"] == ("pair" if pair else "other") and verdict["learned"] == (row["accuracy"] >= learned)
+    if "kind" in row:  # the seed table's own verdict, from the run itself
+        assert row["kind"] == verdict["kind"] and row["learned"] == verdict["learned"]
+    said = text(story_figures.story(story_figures.describe_run(measured_from(row)), f"seed {row['seed']}"))
+    (pl, ph), (il, ih) = row["previous_token_head"], row["induction_head"]
+    assert said.startswith(f"Seed {row['seed']} reaches {100 * row['accuracy']:.1f}% held-out. Top previous-token "
+                           f"score: layer {pl} head {ph}'s, {row['previous_token']:.2f}; top induction score: "
+                           f"layer {il} head {ih}'s, {row['induction']:.2f}.")
+    assert ("it formed the circuit" in said) == pair
+    early = not pair and row["induction"] >= induction and il == 0
+    assert ("does an induction-like job in layer 0" in said) == early
+    assert ("No pair formed" in said) == (not pair and not early)
+    assert ("still below 90.0%" in said) == (not pair and not early and row["accuracy"] < learned)
+    assert ("It found another way, leaning most on layer 0 head 0" in said) == \
+        (not pair and not early and row["accuracy"] >= learned)  # measured_from: head (0, 0) costs the most
+    if not pair and not early:
+        reasons = {f"the top previous-token score, {row['previous_token']:.3f}, is under 0.4":
+                   row["previous_token"] < previous,
+                   f"the top induction score, {row['induction']:.3f}, is under 0.8": row["induction"] < induction,
+                   f"layer {pl} head {ph} is not in an earlier layer than layer {il} head {ih}": pl >= il}
+        assert {reason: reason in said for reason in reasons} == reasons
+    assert said.endswith("Accuracy with one head off: " + "; ".join(
+        f"layer {layer} head {head} {100 * round(row['accuracy'] * (0.5 + 0.1 * i), 4):.1f}%"
+        for i, (layer, head) in enumerate(HEADS_22)) + ".")
+
+
+def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
+    """Each dot's title and the table's rows: 'the pair' where the rule finds one, else 'another way' for a seed
+    that reaches 90% held-out and 'stalled' for one that does not."""
+    assert tuple(seeds.sweep()["setting"]["heads"]) == (2, 2), "measured_from names two layers of two heads"
+    words = {"pair": "the pair", "other": "another way", "stalled": "stalled"}
+    kind = ["pair" if formed_a_pair(row) else "other" if row["accuracy"] >= 0.9 else "stalled" for row in SEED_ROWS]
+    chart = seeds.chart(SEED_ROWS)
+    titles = [text(find(dot, "title")[0]) for dot in find(chart, "circle")]
+    assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, {words[k]}; top induction: "
+                      f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {row['induction']:.2f}"
+                      for row, k in zip(SEED_ROWS, kind)]
+    listed = {text(row[2]): [text(td) for td in find(row, "td")] for row in find(seeds.table(SEED_ROWS), "tr")[1:]}
+    for k, label in seeds.KINDS.items():
+        mine = [str(row["seed"]) for row, kk in zip(SEED_ROWS, kind) if kk == k]
+        assert listed[label][0] == str(len(mine))
+        assert listed[label][1] == ("the rest" if k == "pair" else ", ".join(mine))
+    pairs = sum(1 for row, k in zip(SEED_ROWS, kind) if k == "pair" and row["accuracy"] >= 0.9)
+    learned = sum(1 for row in SEED_ROWS if row["accuracy"] >= 0.9)
+    assert seeds.summary(SEED_ROWS).startswith(f"{learned} of {len(SEED_ROWS)} seeds reach 90% held-out accuracy; "
+                                               f"{pairs} of them form")
+
+
+COPIES = list(itertools.product("CDA", (0.5, 0.7499, 0.75, 0.93), "CDA", (0.6, 0.75, 0.99)))
+
+
+@pytest.mark.parametrize("repeat_guess, repeat_p, near_guess, near_p", COPIES)
+def test_section_8s_copy_story_says_each_guess_as_measured(repeat_guess, repeat_p, near_guess, near_p):
+    """FACEACBA: the guess is C if the run copies. FACEADBA: below p = 0.75 a coin toss; else the earlier A
+    wins with C, the later with D, and any other letter is neither A's continuation."""
+    row = SEED_ROWS[0]
+    measured = measured_from(row)
+    letters = story_figures.LETTERS
+    measured["copy"][story_figures.REPEAT] = {"weights": [0.91, 0.87], "guess": letters.index(repeat_guess),
+                                              "p": repeat_p}
+    measured["copy"][story_figures.NEAR] = {"weights": [0.52, 0.44], "guess": letters.index(near_guess),
+                                            "p": near_p}
+    said = text(story_figures.copy_story(story_figures.describe_run(measured), "seed 0"))
+    (il, ih) = row["induction_head"]
+    assert said.startswith(f"In seed 0, layer {il} head {ih} (its top induction head) puts 0.91 and 0.87 on the C "
+                           f"after each A in FACEACBA")
+    assert ("so the guess is C" in said) == (repeat_guess == "C")
+    assert (f"yet the guess is {repeat_guess}, not C: this run does not copy here" in said) == (repeat_guess != "C")
+    assert f"with p = {repeat_p:.2f}. In FACEADBA one A leads to C and one to D: 0.52 and 0.44" in said
+    ending = (f"the guess is {near_guess} with p = {near_p:.2f}, close to a coin toss" if near_p < 0.75 else
+              f"the guess is {near_guess} with p = {near_p:.2f}, neither A's continuation" if near_guess == "A" else
+              f"the guess is {near_guess} with p = {near_p:.2f}: the {'earlier' if near_guess == 'C' else 'later'} "
+              f"A wins, whichever id was meant")
+    assert said.endswith(ending + ".")
