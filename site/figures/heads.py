@@ -283,8 +283,10 @@ def slot_legend(result, sliced=True):
     """<p> naming the slots each head reads (result.head_slots), each in its head's colour; under random
     projections (not sliced) every head reads all of them, through matrices of its own."""
     if not sliced:
-        return ["p", {"class": "slot-legend"}, f"Random projections: each of the {len(result.head_slots)} heads "
-                                               f"reads all {result.width} slots, through matrices of its own."]
+        heads = len(result.head_slots)
+        who = f"each of the {heads} heads reads" if heads > 1 else "the one head reads"
+        return ["p", {"class": "slot-legend"}, f"Random projections: {who} all {result.width} slots, "
+                                               f"through matrices of its own."]
     items = [["span", classes("legend-item", band_class(h)), f"head {h}: {slot_range(start, stop)}"]
              for h, (start, stop) in enumerate(result.head_slots)]
     return ["p", {"class": "slot-legend"}, *joined(items, "; ")]
@@ -298,7 +300,8 @@ def _output_sections(result):
     bands = [band_class(s // hw) for s in range(width)]
     mixed = "after the output matrix w_o" if result.outputs is not result.concat else \
         "after the output matrix w_o (identity projections: w_o is the identity, so this equals the concatenation)"
-    return [("concatenated heads", f"each head's {hw} outputs per token, side by side: the concatenation",
+    outputs = f"{hw} outputs" if hw > 1 else "1 output"
+    return [("concatenated heads", f"each head's {outputs} per token, side by side: the concatenation",
              result.concat, concat_cols, bands),
             ("output after w_o", mixed, result.outputs, [f"slot {s}" for s in range(width)], [""] * width)]
 

@@ -30,8 +30,15 @@ def kv_heads_picker(heads, kv_heads):
     return count_select("kv-heads", "key/value heads", mha.kv_head_choices(heads), kv_heads)
 
 
+def counted(n, noun, shown=None):
+    """'1 layer', '32 layers': a count and its noun, singular for one (shown: the count's text, if not str(n))."""
+    return f"{n if shown is None else shown} {noun}{'' if n == 1 else 's'}"
+
+
 def sharing_name(heads, kv_heads):
     """'multi-head', 'multi-query' or 'grouped-query', with the counts."""
+    if kv_heads == heads == 1:
+        return "plain multi-head: the one query head has its own keys and values"
     if kv_heads == heads:
         return f"plain multi-head: each of the {heads} query heads has its own keys and values"
     if kv_heads == 1:
@@ -96,8 +103,8 @@ def group_figure(state, result):
                    f"columns hold the same numbers, read from one cache entry; only the queries differ, so "
                    f"each head asks its own question of one shared memory.{more}")
     if cut:
-        caption += (f" First {min(tokens, GROUP_TOKENS_SHOWN)} tokens and "
-                    f"{min(result.head_width, GROUP_NUMBERS_SHOWN)} numbers of each vector shown.")
+        caption += (f" First {counted(min(tokens, GROUP_TOKENS_SHOWN), 'token')} and "
+                    f"{counted(min(result.head_width, GROUP_NUMBERS_SHOWN), 'number')} of each vector shown.")
     return ["figure", {"class": "kv-group-figure"},
             ["p", {"class": "note kv-projections-note"}, projections_note(state, result)],
             ["div", {"class": "kv-group-tables"}, *tables], ["figcaption", {}, caption]]
@@ -188,10 +195,11 @@ def kv_cache_readout(shape, seq_len, bytes_per_value=2, batch=1):
     """The bill for one model: per token, the cache, unshared, the saving, the weights, the total; a warning."""
     bill = mha.model_bill(shape, seq_len, bytes_per_value, batch)
     weights = mha.weights_bytes(shape, WEIGHT_BYTES)
-    conversations = f"{batch} conversation" + ("s" if batch != 1 else "")
-    per_token = (f"2 (keys and values) × {shape.layers} layers × {shape.kv_heads} key/value heads × "
-                 f"{shape.head_width} numbers × {bytes_per_value:g} bytes")
-    kept = f"{bill.tokens} tokens"
+    conversations = counted(batch, "conversation")
+    per_token = (f"2 (keys and values) × {counted(shape.layers, 'layer')} × "
+                 f"{counted(shape.kv_heads, 'key/value head')} × {counted(shape.head_width, 'number')} × "
+                 f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')}")
+    kept = counted(bill.tokens, "token")
     if bill.tokens < seq_len:
         kept += f" (the last {shape.window} of {seq_len}: a sliding window)"
     rows = [body_row("per token", [["td", {}, per_token, " = ", _money(bill.per_token, "strong")]]),
@@ -207,7 +215,7 @@ def kv_cache_readout(shape, seq_len, bytes_per_value=2, batch=1):
                           [_money(weights, "td")]),
                  body_row("weights and KV cache together", [_money(weights + bill.bytes, "td")])]
     source = f" ({shape.source}, config.json)" if shape.source else ""
-    caption = f"{shape.name}{source}: {seq_len} tokens, {conversations}"
+    caption = f"{shape.name}{source}: {counted(seq_len, 'token')}, {conversations}"
     warning = context_warning(shape, seq_len)
     return [["p", {"class": "kv-warning", "role": "status"}, *([warning] if warning else [])],
             ["table", {"class": "figure-table kv-bill", "aria-label": f"KV cache bill for {shape.name}"},
@@ -223,8 +231,8 @@ def kv_cache_table(seq_len, bytes_per_value=2, batch=1, shapes=mha.MODEL_SHAPES)
     head = header_row("model (config)", ["layers", "query / kv heads", "head width", "context",
                                          "per token", "KV cache", "saved", "weights (bf16)"])
     rows = [_model_row(shape, seq_len, bytes_per_value, batch) for shape in shapes]
-    plural = "s" if batch != 1 else ""
-    caption = (f"{seq_len} tokens × {batch} conversation{plural}, {bytes_per_value:g} bytes per number; "
+    caption = (f"{counted(seq_len, 'token')} × {counted(batch, 'conversation')}, "
+               f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')} per number; "
                f"“beyond context”: longer than the model was built for")
     return table("KV cache by model", caption, head, rows, "kv-models")
 

@@ -277,7 +277,8 @@ def flow_description(costs):
     split = (f"the queries are split into {h} heads of width {hw}, {_size(n, hw)} each; every head turns"
              if h > 1 else f"the queries stay one head of width {hw}, {_size(n, hw)}; it turns")
     outputs = f"the {h} outputs are concatenated into {_size(n, d)} and" if h > 1 else "the output is"
-    return (f"{n} tokens of width {d} ({_size(n, d)}) are projected to queries {_size(n, d)} and to keys and "
+    tokens = f"{n} tokens of width {d} ({_size(n, d)}) are" if n > 1 else f"1 token of width {d} ({_size(n, d)}) is"
+    return (f"{tokens} projected to queries {_size(n, d)} and to keys and "
             f"values {_size(n, costs.kv_width)} each ({kv}); {split} its scores into {_size(n, n)} "
             f"softmax weights and sums values into an output of {_size(n, hw)}; {outputs} "
             f"multiplied by W_O ({_size(d, d)}) into {_size(n, d)}.")

@@ -174,6 +174,24 @@ def test_slot_legend_names_each_heads_slots():
     assert [class_list(s) for s in find(legend, "span")] == [["legend-item", f"head-{h}"] for h in range(4)]
 
 
+def test_one_head_and_a_head_width_of_one_are_said_in_the_singular():
+    """Random projections with 1 head: 'the one head reads all 4 slots'; 4 heads of width 1: '1 output'."""
+    one, _ = compute([[0.0] * 4], 1, **mha.random_projections(4, 1))
+    assert text(lf.slot_legend(one, sliced=False)) == ("Random projections: the one head reads all 4 slots, "
+                                                       "through matrices of its own.")
+    narrow, _ = compute([[0.0] * 4], 4)
+    assert text(find(table(lf.output_tables(narrow), "concatenated heads"), "caption")[0]).startswith(
+        "each head's 1 output per token")
+
+
+def test_section_2s_flow_says_one_token_in_the_singular():
+    """The diagram's description with the grid emptied down to one token."""
+    from figures import recipe
+
+    desc = recipe.flow_description(mha.attention_costs(1, 4, 2))
+    assert desc.startswith("1 token of width 4 (1 × 4) is projected to queries 1 × 4")
+
+
 def test_output_tables_show_heads_concat_and_mixed_outputs():
     weights = mha.random_projections(4, 2, seed=3)
     result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights)

@@ -276,6 +276,21 @@ def test_a_shape_of_your_own_has_no_weights_to_show():
     assert "not known for your own shape" in text(readout)
 
 
+def test_a_count_of_one_is_said_in_the_singular():
+    """Falcon-7B keeps 1 key/value head; int8 keys take 1 byte; a first token is 1 token; one query head is one."""
+    falcon = kv.kv_cache_readout(shape("Falcon-7B"), 1, 1)
+    assert "× 32 layers × 1 key/value head × 64 numbers × 1 byte = 4.0 KiB" in text(falcon)
+    assert "4.0 KiB × 1 token × 1 conversation" in text(falcon) and "Falcon-7B" in text(find(falcon, "caption"))
+    assert text(find(falcon, "caption")).endswith(": 1 token, 1 conversation")
+    tiny = kv.kv_cache_readout(mha.ModelShape("your own shape", 1, 1, 1, 1), 3, 0.5)
+    assert "2 (keys and values) × 1 layer × 1 key/value head × 1 number × 0.5 bytes = 1 B" in text(tiny)
+    assert text(find(kv.kv_cache_table(1, 1, 1), "caption")).startswith("1 token × 1 conversation, 1 byte per number")
+    assert kv.sharing_name(1, 1) == "plain multi-head: the one query head has its own keys and values"
+    state = figure_state.changed(figure_state.with_width(figure_state.default_state(), 16), tokens=[[0.5] * 16])
+    caption = text(find(kv.group_figure(state, figure_state.compute(state).result), "figcaption")[0])
+    assert caption.endswith(" First 1 token and 4 numbers of each vector shown.")
+
+
 def test_kv_cache_table_has_one_row_per_model_with_its_config_and_flags():
     tree = kv.kv_cache_table(8192, 2, 1)
     rows = find(find(tree, "tbody")[0], "tr")
