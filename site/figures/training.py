@@ -524,8 +524,8 @@ def story(facts, whose):
     kind = facts["kind"]
     if kind == "circuit":
         (a, _), (b, _) = facts["pair"]  # what switching a off does to b is section 8's question: not here
-        second = (f"Both pass their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}), layer {a[0]} before layer {b[0]}: "
-                  f"it formed the circuit.")
+        second = (f"Both pass their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}), the previous-token head in an earlier "
+                  f"layer ({a[0]}) than the induction head ({b[0]}): it formed the circuit.")
     elif kind == "early":
         second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
                   f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")

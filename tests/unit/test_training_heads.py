@@ -174,8 +174,8 @@ def test_a_run_that_forms_the_circuit_is_said_to_and_its_partner_is_measured():
     story = text(fig.story(facts, "the build-time run")[0])
     assert story.startswith("The build-time run reaches 100.0% held-out. Top previous-token score: layer 0 "
                             "head 1's, 0.62; top induction score: layer 1 head 0's, 0.97.")
-    assert ("layer 1 head 0's, 0.97. Both pass their lines (0.4 and 0.8), layer 0 before layer 1: it formed the "
-            "circuit.") in story
+    assert ("layer 1 head 0's, 0.97. Both pass their lines (0.4 and 0.8), the previous-token head in an earlier "
+            "layer (0) than the induction head (1): it formed the circuit.") in story
     assert "induction score falls" not in story  # the answer to section 8's question waits for its Check
     assert "layer 0 head 0 98.0%; layer 0 head 1 30.0%; layer 1 head 0 27.0%; layer 1 head 1 99.0%" in story
     copy = text(fig.copy_story(facts, "the build-time run")[0])
