@@ -43,7 +43,7 @@ import pytest
 
 import mha
 import mha.training
-from figures import FIGURES, exercise, seeds
+from figures import FIGURES, exercise, recipe, seeds
 from figures import training as story_figures
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import state as page_state
@@ -52,7 +52,7 @@ from trees import class_list, text
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "site" / "app" / "main.py"
 SKIPPED = {"fig-blend", "fig-recipe-costs", "fig-recipe-line", "fig-cost-seq-len", "fig-cost-share"}
-SKIPPED_CONTROLS = {"cost-seq-len"}  # section 2's sequence length, arriving with the cost line
+SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend", *recipe.BLEND_FIELDS}  # tested in test_recipe_figures.py
 LIVE = sorted(fid for fid, figure in FIGURES.items() if figure.redraw and fid not in SKIPPED)
 STATIC = sorted(fid for fid, figure in FIGURES.items()  # drawn once at build time from the default state
                 if not figure.redraw and fid not in SKIPPED and not fid.startswith(("fig-train", "fig-probe")))
@@ -173,7 +173,7 @@ LINKED = {linked.field: linked.parse for linked in page_state.LINKED}
 def controls_of_the_page():
     """The ids app/main.py's INPUTS and ACTIONS answer to, read from its source (it imports the browser)."""
     tree = ast.parse(MAIN_PY.read_text())
-    names = {"KV_FIELDS": KV_FIELDS, "exercise": exercise}
+    names = {"KV_FIELDS": KV_FIELDS, "exercise": exercise, "recipe": recipe}
     found = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and node.targets[0].id in ("INPUTS", "ACTIONS"):
@@ -618,7 +618,7 @@ def one_with_plural(sentence):
     'token 1 has') and a verb after a count ('1 head has') are not."""
     bad = [m[0] for m in ONE_NOUNS.finditer(sentence)
            if m[2] not in VERBS and not re.search(r"\b(head|token|seed|layer|slot|step|query|key|position|"
-                                                  r"exercise|group|run)\s*$", sentence[:m.start()])]
+                                                  r"exercise|group|run|section)\s*$", sentence[:m.start()])]
     return bad + re.findall(r"split in 1\b", sentence)
 
 
@@ -1295,7 +1295,7 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
     chart = seeds.chart(SEED_ROWS)
     titles = [text(find(dot, "title")[0]) for dot in find(chart, "circle")]
     assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, {words[k]}; top induction: "
-                      f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {row['induction']:.2f}"
+                      f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {row['induction']:.3f}"
                       for row, k in zip(SEED_ROWS, kind)]
     listed = {text(row[2]): [text(td) for td in find(row, "td")] for row in find(seeds.table(SEED_ROWS), "tr")[1:]}
     for k, label in seeds.KINDS.items():
