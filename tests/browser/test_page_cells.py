@@ -2,10 +2,9 @@
 
 Cells run in a Python of their own, in a Web Worker (app/cells.py -> worker.mjs
 -> cells/worker.py -> cells/run.py); the page ends a run by terminating that worker. The
-expected numbers are hand-worked (the worked example in conftest.py, the causal rows,
-the KV bill worked by hand) written as literals. Each test shares one loaded
-page across several checks; conftest fails any test on a console error or a
-request leaving the origin.
+expected numbers are hand-worked (the worked example in conftest.py) written as literals.
+Each test shares one loaded page across several checks; conftest fails any test on a
+console error or a request leaving the origin.
 
 The code is edited in CodeMirror (cells/editor.mjs), laid over the pre-rendered
 <textarea>, which stays in the DOM (hidden) and holds the code app/cells.py runs: the
@@ -39,19 +38,11 @@ ONE_HEAD = ["[0.6341, 0.3659]", "[0.3870, 0.6130]"]
 EXPECTED_ROWS = {  # cell -> {title line: the rows printed under it}
     "two_heads": {"head 0 (slots 0-1):": HEAD_0, "head 1 (slots 2-3):": HEAD_1},
     "one_head": {"head 0:": HEAD_0, "head 1:": HEAD_1, "one head over all 4 slots:": ONE_HEAD},
-    # Token 0 sees only itself; token 1 sees tokens 0-1, so its row is section 3's with a 0 appended.
-    "causal_mask": {"head 0:": ["[1.0000, 0.0000, 0.0000]", "[0.5141, 0.4859, 0.0000]"],
-                    "head 1:": ["[1.0000, 0.0000, 0.0000]", "[0.3302, 0.6698, 0.0000]"]},
-    "cross_attention": {"head 0, self (2 x 2):": HEAD_0, "head 1, self (2 x 2):": HEAD_1},
-    # 2 x layers x kv heads x 8192 tokens x head width x 2 bytes, worked by hand.
-    "kv_cache": {"Llama-2-70B  2.50 GiB  (8 kv / 64 query heads)": [  # 2x80x8x8192x128x2 = 2.5 x 2**30
-                     "20.00 GiB  without sharing: saved 88%"],       # 64 kv heads: 8 x 2.5 GiB
-                 "Falcon-7B    64.0 MiB  (1 kv / 71 query heads)": [  # 2x32x1x8192x64x2 = 2**26
-                     "4.44 GiB  without sharing: saved 99%"]},       # 71 x 64 MiB = 4.4375 GiB
 }
 SECTION_4_HEAD_1 = [["0.5000", "0.5000"], ["0.5000", "0.5000"]]  # the live figure's head 1 after section 4's edit
 NAME_ERROR = "print('before')\nx = 1\nprint(tokens_typo)\n"  # fails at line 3
 RUNAWAY = "print('started')\nwhile True:\n    pass\n"
+KEPT_EDIT = "steps = 1  # an edit that must survive the other cells' runs\n"
 IN_C = "print('started')\nprint(sum(range(10**11)))\n"  # one long call into C: no Python-level hook can stop it
 HOSTILE = {  # cells that must leave the page working, and what their run ends with
     "[0] * 10**11\n": re.compile(r"MemoryError|OverflowError|Stopped after"),  # wasm32: too big to index
@@ -163,7 +154,8 @@ def printed_rows(text, heading, count):
 # --- tests ---------------------------------------------------------------------
 
 def test_every_cell_prints_the_lesson_numbers(page, site_url):
-    """Run each cell as shipped (one by Ctrl+Enter): its printed rows are the hand-worked ones."""
+    """Run each cell as shipped (by a click, Ctrl+Enter and, after a Reset, Shift+Enter): its printed rows are the
+    hand-worked ones. (The training cell's numbers: tests/unit/test_cells.py; here it would take seconds.)"""
     page.goto(site_url)
     wait_ready(page)
 
@@ -171,18 +163,17 @@ def test_every_cell_prints_the_lesson_numbers(page, site_url):
     expect(output(page, "two_heads")).to_contain_text(HEAD_1[1], timeout=READY_TIMEOUT_MS)
     code(page, "one_head").press("Control+Enter")
     expect(status(page, "one_head")).to_contain_text("show() sent 2 tokens to the figure.")
-    code(page, "causal_mask").press("Shift+Enter")  # the Jupyter and Colab habit
-    expect(status(page, "causal_mask")).to_have_text(re.compile("^Ran in"))
-    for name in ("one_head", "causal_mask"):  # the run keys typed nothing
+    page.get_by_role("button", name="Reset cell: two heads", exact=True).click()  # output and status gone...
+    expect(output(page, "two_heads")).to_be_empty()
+    code(page, "two_heads").press("Shift+Enter")  # ...so only this run can bring them back: the Jupyter and Colab habit
+    expect(status(page, "two_heads")).to_have_text(re.compile("^Ran in"))
+    for name in ("two_heads", "one_head"):  # the run keys typed nothing
         expect(source(page, name)).to_have_value((CELLS / f"{name}.py").read_text())
-    for name in ("cross_attention", "kv_cache"):
-        run(page, name)
     for name, blocks in EXPECTED_ROWS.items():
         expect(error(page, name)).to_be_empty()
         text = output(page, name).text_content()
         for heading, rows in blocks.items():
             assert printed_rows(text, heading, len(rows)) == rows, (name, heading, text)
-    assert output(page, "cross_attention").text_content().rstrip().endswith("True")
 
 
 # Standard modules outside the page's own zip: wholly (statistics, email) or in a package the page's zip
@@ -229,8 +220,7 @@ def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_ur
     """A traceback names <cell> and the line; a runaway is stopped at 5 s; edits, the figure and Reset live on."""
     page.goto(site_url)
     wait_ready(page)
-    replace_code(page, "kv_cache", "seq_len = 4096  # an edit that must survive the others' runs\n")
-    grid_field(page, 1, 2).fill("0.0")  # the figure's own state, half of section 4's edit
+    replace_code(page, "training", KEPT_EDIT)
 
     run(page, "two_heads", NAME_ERROR)
     failure = error(page, "two_heads")
@@ -240,19 +230,21 @@ def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_ur
     expect(output(page, "two_heads")).to_have_text("before")
     expect(source(page, "two_heads")).to_have_value(NAME_ERROR)  # a failed run keeps the edit
 
-    run(page, "causal_mask")  # another cell still runs
-    expect(output(page, "causal_mask")).to_contain_text("[1.0000, 0.0000, 0.0000]")
-    expect(error(page, "causal_mask")).to_be_empty()
+    run(page, "one_head")  # another cell still runs
+    expect(output(page, "one_head")).to_contain_text(ONE_HEAD[1])
+    expect(error(page, "one_head")).to_be_empty()
+    # The figure's own state, half of section 4's edit: typed after one_head's show(), which sets the figure's tokens.
+    grid_field(page, 1, 2).fill("0.0")
 
-    run(page, "cross_attention", RUNAWAY)
-    expect(error(page, "cross_attention")).to_contain_text("it was still running after the 5 s limit")
-    expect(output(page, "cross_attention")).to_have_text("started")  # printed before the stop, kept
-    expect(status(page, "cross_attention")).to_have_text(re.compile(r"^Stopped after 5\.\d s"))  # limit + < 1 s
+    run(page, "one_head", RUNAWAY)
+    expect(error(page, "one_head")).to_contain_text("it was still running after the 5 s limit")
+    expect(output(page, "one_head")).to_have_text("started")  # printed before the stop, kept
+    expect(status(page, "one_head")).to_have_text(re.compile(r"^Stopped after 5\.\d s"))  # limit + < 1 s
 
     grid_field(page, 1, 3).fill("1.0")  # completes section 4's edit: the page answers after all that
     expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
     expect(grid_field(page, 1, 2)).to_have_value("0.0")
-    expect(source(page, "kv_cache")).to_have_value("seq_len = 4096  # an edit that must survive the others' runs\n")
+    expect(source(page, "training")).to_have_value(KEPT_EDIT)
     expect(source(page, "two_heads")).to_have_value(NAME_ERROR)
 
     page.get_by_role("button", name="Reset cell: two heads", exact=True).click()
@@ -303,8 +295,8 @@ def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site
 def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url, source):
     page.goto(site_url)
     wait_ready(page)
-    run(page, "kv_cache", source)
-    expect(page.locator("#cell-kv-cache")).to_contain_text(HOSTILE[source])
+    run(page, "one_head", source)
+    expect(page.locator("#cell-one-head")).to_contain_text(HOSTILE[source])
     grid_field(page, 1, 2).fill("0.0")
     grid_field(page, 1, 3).fill("1.0")
     expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
@@ -403,13 +395,13 @@ def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
     away stays bare until the reader scrolls to it."""
     requests = Requests(page)
     page.goto(site_url)
-    area = source(page, "kv_cache")
+    area = source(page, "training")  # section 8's, far below section 5's two
     wait_ready(page)
     wait_cells_ready(page)
     assert not requests.of("editor.js")  # not even fetched: its code would compete with Python's start
     expect(page.locator(".cm-editor")).to_have_count(0)
     expect(area).to_be_visible()
-    expect(area).to_have_value((CELLS / "kv_cache.py").read_text())
+    expect(area).to_have_value((CELLS / "training.py").read_text())
 
     below = page.locator("#cell-two-heads").evaluate("cell => cell.getBoundingClientRect().top + scrollY")
     page.evaluate("top => scrollTo(0, top - 1.5 * innerHeight)", below)  # the cell half a viewport below the fold
@@ -417,17 +409,18 @@ def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
     assert len(requests.of("editor.js")) == 1
     expect(area).to_have_attribute("data-editor", "lazy")  # editor.mjs is running: each cell waits for its editor
     expect(page.locator("#cell-two-heads")).not_to_be_in_viewport()
-    expect(editor(page, "kv_cache")).to_have_count(0)
+    expect(editor(page, "training")).to_have_count(0)
+    expect(editor(page, "one_head")).to_have_count(0)  # its top is more than half a viewport below two_heads' top
     expect(area).to_have_attribute("data-editor", "lazy")
 
     area.scroll_into_view_if_needed()
-    expect(editor(page, "kv_cache")).to_be_visible()
+    expect(editor(page, "training")).to_be_visible()
     expect(area).to_be_hidden()
-    assert shown_code(page, "kv_cache") == (CELLS / "kv_cache.py").read_text()
+    assert shown_code(page, "training") == (CELLS / "training.py").read_text()
 
-    training = source(page, "training")  # far from both: code that needs its editor asks for it
-    expect(editor(page, "training")).to_have_count(0)
-    assert training.evaluate("area => { area.dispatchEvent(new Event('cell-editor'));"
+    one_head = source(page, "one_head")  # far from where the page is now, never near: code that needs its editor asks
+    expect(editor(page, "one_head")).to_have_count(0)
+    assert one_head.evaluate("area => { area.dispatchEvent(new Event('cell-editor'));"
                              " return area.hidden && !!area.parentNode.querySelector('.cm-editor'); }")
 
 
@@ -436,31 +429,31 @@ def test_tab_or_a_click_on_a_bare_textarea_lands_in_its_editor_with_the_caret(pa
     textarea's selection (typing replaces it). A click on a bare textarea puts the caret where it pressed (the
     bare textarea's code sits where the editor's will). Neither needs Python: the click comes before it starts."""
     page.goto(site_url)
-    original = (CELLS / "kv_cache.py").read_text()
-    area = source(page, "kv_cache")
-    area.evaluate("area => area.setSelectionRange(5, 12)")  # the textarea's selection: " KV cac"
+    original = (CELLS / "training.py").read_text()
+    area = source(page, "training")
+    area.evaluate("area => area.setSelectionRange(5, 12)")  # the textarea's selection: "in the "
     area.evaluate(FOCUS_BEFORE)
     expect(area).not_to_be_in_viewport()
     page.keyboard.press("Tab")
-    expect(page.locator("#cell-kv-cache .cm-content")).to_be_focused()
+    expect(page.locator("#cell-training .cm-content")).to_be_focused()
     expect(area).to_be_hidden()
-    expect(editor(page, "kv_cache")).to_be_in_viewport()
+    expect(editor(page, "training")).to_be_in_viewport()
     page.keyboard.type("X")
     expect(area).to_have_value(original[:5] + "X" + original[12:])
 
     page.add_init_script(NO_OBSERVER)  # the cells stay bare until pressed on, wherever the page scrolls
     hold(page, WASM)
     page.goto(site_url)
-    area = source(page, "causal_mask")
+    area = source(page, "one_head")
     area.scroll_into_view_if_needed()
     expect(area).to_be_visible()
-    expect(editor(page, "causal_mask")).to_have_count(0)
+    expect(editor(page, "one_head")).to_have_count(0)
     point = area.evaluate(POINT_IN_TEXT, [1, 6.3])  # line 2, between its 6th and 7th characters
     page.mouse.click(point["x"], point["y"])
-    expect(page.locator("#cell-causal-mask .cm-content")).to_be_focused()
+    expect(page.locator("#cell-one-head .cm-content")).to_be_focused()
     expect(area).to_be_hidden()
     page.keyboard.type("Y")
-    lines = (CELLS / "causal_mask.py").read_text().split("\n")
+    lines = (CELLS / "one_head.py").read_text().split("\n")
     expect(area).to_have_value("\n".join([lines[0], lines[1][:6] + "Y" + lines[1][6:], *lines[2:]]))
     expect(page.locator("body")).to_have_attribute("data-python", "loading")
 
@@ -471,17 +464,17 @@ def test_reset_before_a_cell_has_its_editor_shows_when_it_comes(page, site_url):
     page.goto(site_url)
     wait_ready(page)
     edited = "print('set before the editor came')\n"
-    source(page, "causal_mask").evaluate(SET_CODE, edited)
-    assert shown_code(page, "causal_mask") == edited
+    source(page, "one_head").evaluate(SET_CODE, edited)
+    assert shown_code(page, "one_head") == edited
 
-    area = source(page, "kv_cache")
+    area = source(page, "training")  # sections below one_head: still bare
     area.evaluate(SET_CODE, edited)
     # Dispatched, not clicked: a click scrolls the button into view, and the cell's editor would come first.
-    page.get_by_role("button", name="Reset cell: kv cache", exact=True).dispatch_event("click")
-    expect(status(page, "kv_cache")).to_have_text("Reset: the original code is back.")
-    expect(area).to_have_value((CELLS / "kv_cache.py").read_text())
-    expect(editor(page, "kv_cache")).to_have_count(0)  # Reset needed no editor
-    assert shown_code(page, "kv_cache") == (CELLS / "kv_cache.py").read_text()
+    page.get_by_role("button", name="Reset cell: training", exact=True).dispatch_event("click")
+    expect(status(page, "training")).to_have_text("Reset: the original code is back.")
+    expect(area).to_have_value((CELLS / "training.py").read_text())
+    expect(editor(page, "training")).to_have_count(0)  # Reset needed no editor
+    assert shown_code(page, "training") == (CELLS / "training.py").read_text()
 
 
 @pytest.mark.expected_console(r"Failed to load resource")
@@ -557,9 +550,9 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     # Before Python: the code is readable, Run waits with a hint, the privacy note is under each cell. Far
     # below the fold the cells still have their bare textareas; one scrolled to has its editor: axe sees both.
     assert shown_code(page, "two_heads") == (CELLS / "two_heads.py").read_text()
-    expect(source(page, "kv_cache")).to_have_attribute("data-editor", "lazy")
-    expect(editor(page, "kv_cache")).to_have_count(0)
-    expect(source(page, "kv_cache")).to_be_visible()
+    expect(source(page, "training")).to_have_attribute("data-editor", "lazy")
+    expect(editor(page, "training")).to_have_count(0)
+    expect(source(page, "training")).to_be_visible()
     expect(run_button(page, "two_heads")).to_be_disabled()
     expect(page.locator("#cell-two-heads-keys")).to_have_text(re.compile("^Run works once Python has started"),
                                                               use_inner_text=True)
