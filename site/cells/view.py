@@ -11,7 +11,7 @@ js, no pyscript, so the HTML a reader sees before Python loads is these trees.
 from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parent / "sources"  # build time only: the browser reads the textarea
-CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache", "training")
+CELLS = ("two_heads", "one_head", "training")
 TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (app/cells.py)
 RUNS_HERE = ("Runs in this tab, in a Python of its own. It can read this site's own files; the page lets no "
              "code reach any other site.")

@@ -12,7 +12,7 @@ from figures import questions
 SITE = Path(__file__).resolve().parents[2] / "site"
 PAGE = build.page_source()  # index.html with its sections, before rendering
 MAIN = PAGE[PAGE.index("<main>"):PAGE.index("</main>")]
-CELLS = ("two_heads", "one_head", "causal_mask", "cross_attention", "kv_cache")
+CELLS = ("two_heads", "one_head", "training")
 # The worked example and the exercise (derived by hand in tests/conftest.py), as the prose prints them
 # (or a question's explanation, which the page shows on Check: figures/questions.py).
 NUMBERS = ["[0.5177, 0.4823]", "[0.5141, 0.4859]", "[0.6698, 0.3302]", "[0.3302, 0.6698]",
