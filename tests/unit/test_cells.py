@@ -72,6 +72,20 @@ def test_one_head_prints_the_fat_head_and_shows_the_tokens():
     assert shown == [[[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]]
 
 
+def test_one_head_commented_causal_line_uncommented_keeps_the_past_only():
+    """Token 0 may see only itself, so its row is [1, 0]; token 1 sees tokens 0-1, all there are, so its row is
+    section 3's. The one wide head is not masked: its rows stay."""
+    code = (CELLS / "one_head.py").read_text()
+    line = "# result = mha.multi_head_attention(tokens, 2, causal=True)"
+    assert code.count(line) == 1
+    out, error = finished(run_cell(code.replace(line, line[2:]), {"show": lambda tokens: None}))
+    assert error is None, error
+    lines = out.splitlines()
+    assert rows_after(lines, "head 0:") == ["[1.0000, 0.0000]", HEAD_0[1]]
+    assert rows_after(lines, "head 1:") == ["[1.0000, 0.0000]", HEAD_1[1]]
+    assert rows_after(lines, "one head over all 4 slots:") == ONE_HEAD
+
+
 # --- the page places every cell and states the lesson's numbers -------------------
 
 

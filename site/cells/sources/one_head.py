@@ -16,6 +16,7 @@ def show_rows(title, weights):
 
 
 result = mha.multi_head_attention(tokens, 2)
+# result = mha.multi_head_attention(tokens, 2, causal=True)  # a causal mask
 for h, weights in enumerate(result.weights):
     show_rows(f"head {h}:", weights)
 
