@@ -42,12 +42,13 @@ def source(name):
 
 
 def cell(name, code):
-    """The children of <div class="cell" data-cell=NAME>: label, editor, bar, output, error."""
+    """The children of <div class="cell" data-cell=NAME>: label (and, on the first cell only, where it runs), editor,
+    bar, output, error."""
     lines = code.rstrip("\n").count("\n") + 1
+    note = [["small", {"class": "cell-note"}, RUNS_HERE]] if name == CELLS[0] else []  # said once, above the first
     return [
         ["div", {"class": "cell-head"},
-         ["label", {"class": "cell-title", "for": element_id(name, "code")}, f"Python cell: {title(name)}"],
-         ["small", {"class": "cell-note"}, RUNS_HERE]],
+         ["label", {"class": "cell-title", "for": element_id(name, "code")}, f"Python cell: {title(name)}"], *note],
         ["textarea", {"id": element_id(name, "code"), "class": "cell-code", "rows": lines + 1,
                       "spellcheck": "false", "autocomplete": "off", "autocapitalize": "off",
                       "autocorrect": "off", "wrap": "off", "data-cell-code": name,

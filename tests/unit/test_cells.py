@@ -13,6 +13,7 @@ import pytest
 import build
 from cells.run import run_cell
 from conftest import finished
+from trees import find, text
 
 CELLS = pathlib.Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
@@ -94,6 +95,19 @@ def test_one_head_commented_causal_line_uncommented_keeps_the_past_only():
 def test_the_page_places_every_cell_once_and_no_missing_one():
     placed = re.findall(r'data-cell="([a-z_]+)"', build.page_source())
     assert sorted(placed) == sorted(p.stem for p in CELLS.glob("*.py"))
+
+
+def test_where_cells_run_is_said_once_above_the_first_cell_and_the_keys_under_each():
+    from cells import view
+
+    placed = re.findall(r'data-cell="([a-z_]+)"', build.page_source())
+    assert placed == list(view.CELLS)  # CELLS[0] is the first cell a reader meets
+    trees = view.prerender()
+    said = [name for name in view.CELLS if find(trees[view.element_id(name)], "small", **{"class": "cell-note"})]
+    assert said == [view.CELLS[0]]
+    assert view.RUNS_HERE in text(trees[view.element_id(view.CELLS[0])])
+    for name in view.CELLS:  # the keys note, once Python is ready (before it, a sentence saying Run waits)
+        assert view.KEYS in text(view.bar(name, ready=True))
 
 
 def test_the_refused_note_names_each_url_up_to_three_then_counts_the_rest():
