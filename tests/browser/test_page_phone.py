@@ -4,7 +4,7 @@ What does not fit the column sits in a scroll region (a named, focusable role=re
 shows that it scrolls: style.css's scroll shadows, gradients in the region's background, whose covers
 scroll with the content (background-attachment: local) so that a shadow shows only at an edge with more
 beyond it. A cell's printout scrolls the same way. Everything else fits, and the page itself never
-scrolls sideways. One page load, with section 8's build-time run loaded, the kv cache cell run, every
+scrolls sideways. One page load, with section 8's build-time run loaded, a cell's wide printout, every
 <details> open and every question answered (the counts and tables that wait for an answer show too);
 checked in light and in dark.
 """
@@ -18,6 +18,12 @@ from playwright.sync_api import expect
 from conftest import READY_TIMEOUT_MS, open_page
 
 PHONE = {"width": 375, "height": 800}
+# Code for the one_head cell whose printout is wider than a phone: the weights as Python prints them, one line.
+WIDE_PRINT = """import mha
+tokens = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
+print(mha.multi_head_attention(tokens, 2).weights)
+"""
+SET_CODE = """(area, text) => { area.value = text; area.dispatchEvent(new Event("input")); }"""  # app/cells.py's way
 
 # Every rendered element wider inside than its box, less SVG internals and the code editors (a text field
 # scrolls to its caret). For each: whether it is, or sits in, a scroll region with the cue.
@@ -103,10 +109,11 @@ def phone(browser, site_url):
     expect(page.locator("body")).to_have_attribute("data-training", "ready", timeout=READY_TIMEOUT_MS)
     for details in page.locator("main details").all():
         details.evaluate("d => { d.open = true; }")
-    cell = page.locator("#cell-kv-cache")  # its printout, a table of models, is wider than a phone
+    cell = page.locator("#cell-one-head")
     cell.scroll_into_view_if_needed()
-    cell.get_by_role("button", name="Run cell: kv cache", exact=True).click()
-    expect(page.locator("#cell-kv-cache-status")).to_have_text(re.compile(r"^Ran "), timeout=READY_TIMEOUT_MS)
+    page.locator("#cell-one-head-code").evaluate(SET_CODE, WIDE_PRINT)
+    cell.get_by_role("button", name="Run cell: one head", exact=True).click()
+    expect(page.locator("#cell-one-head-status")).to_have_text(re.compile(r"^Ran "), timeout=READY_TIMEOUT_MS)
     for question in page.locator("fieldset.predict").all():
         question.locator("input[type=radio]").first.check()
         question.get_by_role("button", name="Check my answer").click()
@@ -136,7 +143,7 @@ def test_a_scroll_regions_shadow_shows_on_the_side_with_more(phone, scheme):
     Its covers are the colour it sits on (the panel's, or the page's): else they would show as bands."""
     phone.emulate_media(color_scheme=scheme)
     scrolling = phone.evaluate(SCROLLING)
-    assert {"kv-models", "fig-probe-weights", "cell-kv-cache-output"} <= {r["id"] for r in scrolling}, scrolling
+    assert {"kv-models", "fig-probe-weights", "cell-one-head-output"} <= {r["id"] for r in scrolling}, scrolling
     blank = phone.context.new_page()
     try:
         for found in scrolling:
