@@ -18,7 +18,7 @@ from pyscript import document, window
 import mha
 from app import cells as cells_glue
 from app import training as training_glue
-from figures import FIGURES, exercise, pictures, recipe, redrawn_by
+from figures import FIGURES, exercise, recipe, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state

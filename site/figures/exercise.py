@@ -47,8 +47,8 @@ def status(action, state):
                 f"({mask}).")
     if action == "reset-all":
         return ("Reset the live figures to the worked example: identity slices, seed 0, no mask, "
-                "no cross-attention, no distractors. The code cells, the trained model, your answers and the "
-                "KV calculator keep theirs.")
+                "no cross-attention, no distractors. Section 1's three tokens, the code cells, the trained model, "
+                "your answers and the KV calculator keep theirs.")
     raise ValueError(f"no section 4 button called {action!r}")
 
 
