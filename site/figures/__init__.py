@@ -22,11 +22,11 @@ builders live. Each element id is paired with what fills it once, in its family'
 prose() likewise merges each module's PROSE, the numbers build.py writes into <!--value:KEY--> marks.
 """
 
-from figures import competition, exercise, heads, kv, pictures, questions, recipe, seeds, training
+from figures import competition, exercise, heads, kv, questions, recipe, seeds, training
 from figures.registry import Figure  # noqa: F401  (the type every FIGURES entry is)
 from page import state as figure_state
 
-FAMILIES = (recipe, heads, pictures, exercise, competition, training, seeds, kv, questions)
+FAMILIES = (recipe, heads, exercise, competition, training, seeds, kv, questions)  # pictures.py: heads' helpers
 
 
 def _merged(name):

@@ -6,7 +6,7 @@
   (no extra data per keystroke). aria-hidden: the table is the accessible source.
 
 No math here: mha computes every weight the lines draw. The pictures have no element of their own
-(heads.py puts them in its tables), so this family's FIGURES and PROSE are empty.
+(heads.py puts them in its tables), so it is no family of figures.__init__.FAMILIES.
 """
 
 # --- the attention lines, one picture per head ----------------------------------------
@@ -58,8 +58,3 @@ def pictures_note(weights):
             f"Line pictures are drawn for up to {PICTURE_TOKENS} tokens; with {len(weights)} queries and "
             f"{len(weights[0])} keys they would be a tangle, so the coloured tables carry every weight alone."]
 
-
-# --- the registry: no element of its own -------------------------------------------
-
-FIGURES = {}
-PROSE = {}

@@ -180,6 +180,9 @@ def test_reset_clears_the_refused_note_and_a_later_run_starts_without_one(refusi
     expect(note).to_contain_text(f"{url}/again")
     page.get_by_role("button", name="Reset cell: one head", exact=True).click()
     expect(note).to_be_empty()
+    out, note = run_in_cell(page, "print('a later run')\n")
+    expect(out).to_have_text("a later run")
+    expect(note).to_be_empty()
     assert seen == [] and sent.outside == [], (seen, sent.outside)
 
 

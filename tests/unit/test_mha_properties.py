@@ -85,10 +85,16 @@ def test_split_then_merge_round_trips(case):
 
 @given(sequences())
 def test_slice_scores_sum_to_the_wide_heads_dot_product(case):
-    """q . k = sum over the heads' slices of q[a:b] . k[a:b]: the one wide head's score is the heads' scores added."""
+    """q . k = sum over the heads' slices of q[a:b] . k[a:b]: the one wide head's score is the heads' scores added;
+    both sides against dot products written out here, not mha's."""
     tokens, heads, _ = case
-    parts, totals = mha.slice_scores(tokens[-1], tokens, mha.head_slots(len(tokens[0]), heads))
+    query, width = tokens[-1], len(tokens[0])
+    parts, totals = mha.slice_scores(query, tokens, mha.head_slots(width, heads))
     assert len(parts) == len(totals) == len(tokens)
-    for row, total in zip(parts, totals):
-        assert len(row) == heads
-        assert math.isclose(sum(row), total, rel_tol=1e-9, abs_tol=1e-9)
+    hw = width // heads
+    for key, row, total in zip(tokens, parts, totals):
+        dot = sum(q * k for q, k in zip(query, key))
+        assert math.isclose(total, dot, rel_tol=1e-9, abs_tol=1e-9)
+        expected = [sum(query[s] * key[s] for s in range(h * hw, (h + 1) * hw)) for h in range(heads)]
+        assert all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(row, expected))
+        assert len(row) == heads and math.isclose(sum(row), total, rel_tol=1e-9, abs_tol=1e-9)
