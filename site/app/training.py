@@ -165,7 +165,8 @@ def on_train():
     start_worker()
     _worker["pending"] = message
     _worker.update(step=0, seed=seed)
-    STATE.update(train_state.with_training_started(STATE))
+    # the reader's earlier model is dropped; the build-time run shows until the new run's first progress
+    STATE.update(train_state.with_reset(STATE))
     draw("train-live", [["p", {"class": "note"}, "Starting a Python for training\u2026"]])
     say("train-status", f"Starting the training Python (seed {seed})\u2026")
     set_running(True)

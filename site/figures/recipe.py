@@ -412,7 +412,7 @@ def cost_share(seq_len):
              _share(causal), " with a causal mask that skips the masked pairs."],
             ["p", {"class": "note cost-share-note"}, "Counted for every query-key pair, ", _kept(f"n × n = {pairs:,}"),
              " a head; a causal mask needs only the pairs at or before each query, ", _kept(f"n(n+1)/2 = {kept:,}"),
-             f", {share_text(kept / pairs)} of them.{beyond}"]]
+             f", {share_text(mha.causal_pair_share(seq_len))} of them.{beyond}"]]
 
 
 def _share(costs):

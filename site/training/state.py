@@ -53,10 +53,6 @@ def with_reset(state):
     return {**state, "trained": None, "source": "checkpoint"}
 
 
-# Train pressed: the reader's earlier model is dropped, and the build-time run is shown until the new run's
-# first progress (so a Stop before it leaves nothing of a model that is not there): a reset, by another name.
-with_training_started = with_reset
-
 
 def model(state, data):
     """(params, measured or None, whose) of the model the section shows now; data: the build-time run.

@@ -138,7 +138,7 @@ def test_the_state_shows_the_readers_model_with_its_own_heads_and_ignores_switch
     assert "is not measured yet" in text(st.story_trees(state, run)[0]) and st.copy_trees(state, run) == []
     assert "measured when training ends" in text(st.scores_trees(state, run)[0])
     assert len([n for n in nodes(st.switches_trees(state, run)[0]) if n[0] == "input"]) == 3
-    started = st.with_training_started(state)
+    started = st.with_reset(state)
     assert started["trained"] is None and started["source"] == "checkpoint"  # a Stop before step 1 shows no model
 
 
