@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, then runs every test (unit and browser).
 #   bash scripts/test.sh            # all tests
-#   bash scripts/test.sh -k site    # extra arguments go to pytest
+#   bash scripts/test.sh -k site    # extra arguments go to pytest (-n 0: no second worker)
 # MHA_CHROMIUM=/path, MHA_FIREFOX=/path: drive that browser instead (nothing is installed for it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,4 +52,7 @@ for fetch in $fetches; do
 done
 .venv/bin/python scripts/browsers.py >&2
 
-exec .venv/bin/python -m pytest "$@"
+# Two workers, one a core (pytest-xdist); a file's tests stay on one worker, since a module's tests share
+# one loaded page. The build is shared (tests/conftest.py). Extra arguments come after, so -n 0 runs
+# everything in this one process.
+exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"

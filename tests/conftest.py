@@ -25,12 +25,15 @@ gap 0.04 -> 0.5100 on t0.
 
 import contextlib
 import http.server
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -102,18 +105,77 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
-BUILD = {}  # the session's one build of the site: {"out": dist path, "log": its output, "process": build.py}
+BUILD = {}  # this process's view of the run's one build: {"out": dist path, "log", "process": ours or None}
+SHARED_BUILD = "MHA_SHARED_BUILD"  # under pytest-xdist: the folder the controller made for the one build
+BUILD_TIMEOUT_S = 1200  # a clean clone's build trains section 8's model: minutes on a loaded 2-core box
+
+
+def is_xdist_worker():
+    return bool(os.environ.get("PYTEST_XDIST_WORKER"))
 
 
 def start_build():
-    """Start build.py in a process of its own (once); built_site waits for it."""
-    if not BUILD:
-        out = Path(tempfile.mkdtemp(prefix="mha-site-")) / "dist"
-        log = out.with_name("build.log")  # a file, not a pipe: nothing reads a pipe while the tests run
-        with log.open("w") as sink:
-            process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "build", "--out", str(out)],
-                                       cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
-        BUILD.update(out=out, log=log, process=process)
+    """Start build.py in a process of its own, once per run; built_site waits for it.
+
+    Alone, this process builds into a temp dir of its own. Under pytest-xdist every worker collects every
+    test, so each asks for the build: the first to take build.lock in the controller's SHARED_BUILD
+    folder starts it, the others find it there. Its exit code lands in build.rc beside dist/ (written by
+    the shell around build.py), which is how a process that did not start it learns that it ended.
+    """
+    if BUILD:
+        return
+    shared = os.environ.get(SHARED_BUILD) if is_xdist_worker() else None
+    folder = Path(shared) if shared else Path(tempfile.mkdtemp(prefix="mha-site-"))
+    out = folder / "dist"
+    BUILD.update(out=out, log=folder / "build.log", process=None)
+    if shared:
+        try:
+            os.close(os.open(folder / "build.lock", os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return  # another worker started it
+    command = [sys.executable, str(ROOT / "build.py"), "build", "--out", str(out)]
+    # The log is a file, not a pipe: nothing reads a pipe while the tests run.
+    script = 'log=$0; rc=$1; shift; "$@" > "$log" 2>&1; echo $? > "$rc.tmp" && mv "$rc.tmp" "$rc"'
+    BUILD["process"] = subprocess.Popen(["sh", "-c", script, str(BUILD["log"]), str(folder / "build.rc"),
+                                         *command], cwd=ROOT, start_new_session=True)  # a group: see stop_build
+    (folder / "build.pid").write_text(str(BUILD["process"].pid))
+
+
+def stop_build(folder):
+    """Stop a build still running (nobody waited for it, e.g. --collect-only) and remove its folder."""
+    pid = folder / "build.pid"
+    if pid.exists() and not (folder / "build.rc").exists():
+        group = int(pid.read_text())
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)  # the shell, build.py and the node it runs
+            if BUILD.get("process") is not None:
+                BUILD["process"].wait()  # our own child: reaped, or it lingers as a zombie
+            for _ in range(100):  # until the group is gone: a dying build.py still writes files
+                os.killpg(group, 0)
+                time.sleep(0.05)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def build_exit_code():
+    """The build's exit code, once build.rc says it ended."""
+    rc = BUILD["out"].with_name("build.rc")
+    for _ in range(BUILD_TIMEOUT_S * 4):
+        if rc.exists():
+            if BUILD["process"] is not None:
+                BUILD["process"].wait()  # reap our own child
+            return int(rc.read_text())
+        time.sleep(0.25)
+    pytest.fail(f"build.py wrote no exit code in {BUILD_TIMEOUT_S} s", pytrace=False)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Under pytest-xdist (-n N) the controller makes the one build's folder; the workers inherit its path.
+
+    tryfirst: before xdist's own pytest_sessionstart starts the workers.
+    """
+    if getattr(session.config.option, "numprocesses", None) and not is_xdist_worker():
+        os.environ[SHARED_BUILD] = tempfile.mkdtemp(prefix="mha-site-")
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -134,21 +196,25 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session):
-    """A build nobody waited for (e.g. --collect-only) is stopped; the built site and its log go."""
+    """The process that owns the build's folder stops a build nobody waited for and removes it:
+    the controller under xdist (after every worker has finished), else this process."""
+    if is_xdist_worker():
+        return
     if BUILD:
-        if BUILD["process"].poll() is None:
-            BUILD["process"].kill()
-            BUILD["process"].wait()
-        shutil.rmtree(BUILD["out"].parent, ignore_errors=True)
+        stop_build(BUILD["out"].parent)
+    shared = os.environ.pop(SHARED_BUILD, None)
+    if shared:  # (xdist runs no workers for --collect-only: then the folder above is this process's own)
+        stop_build(Path(shared))
 
 
 @pytest.fixture(scope="session")
 def built_site():
-    """The site, built once per session by the real build.py (started at collection) into a temp dir."""
+    """The site, built once per run by the real build.py (started at collection) into a temp dir."""
     start_build()
-    if BUILD["process"].wait():
+    code = build_exit_code()
+    if code:
         output = BUILD["log"].read_text()[-4000:]
-        pytest.fail(f"build.py failed (exit {BUILD['process'].returncode}):\n{output}", pytrace=False)
+        pytest.fail(f"build.py failed (exit {code}):\n{output}", pytrace=False)
     return BUILD["out"]
 
 
@@ -198,6 +264,8 @@ class Guard:
         page.context.route("**/*", self.route)
         page.on("console", self.on_console)
         page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+        # A renderer that dies is named as such (Playwright's later errors only say "Target crashed").
+        page.on("crash", lambda crashed: self.errors.append(f"renderer crashed: {crashed.url}"))
 
     def route(self, route):
         if urlsplit(route.request.url)[:2] == self.origin:
