@@ -47,7 +47,9 @@ IN_C = "print('started')\nprint(sum(range(10**11)))\n"  # one long call into C: 
 HOSTILE = {  # cells that must leave the page working, and what their run ends with
     "[0] * 10**11\n": re.compile(r"MemoryError|OverflowError|Stopped after"),  # wasm32: too big to index
     "def f(n):\n    return f(n + 1)\nf(0)\n": re.compile(r"RecursionError|Stopped after"),
-    "for i in range(10**6):\n    print(i)\n": re.compile(r"more characters of output not shown"),
+    # 100,000 lines print 588,890 characters, 29 times what a cell keeps (cells/run.py's MAX_OUTPUT), yet
+    # finish well inside the time limit on a loaded machine (a million did not, there).
+    "for i in range(10**5):\n    print(i)\n": re.compile(r"more characters of output not shown"),
 }
 SHOW_EXERCISE = "show([[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]])  # the exercise (conftest.py)\n"
 
@@ -291,7 +293,7 @@ def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site
     expect(output(page, "one_head")).to_have_text("42")
 
 
-@pytest.mark.parametrize("source", HOSTILE, ids=["huge-list", "endless-recursion", "million-prints"])
+@pytest.mark.parametrize("source", HOSTILE, ids=["huge-list", "endless-recursion", "100000-prints"])
 def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url, source):
     page.goto(site_url)
     wait_ready(page)
