@@ -20,7 +20,6 @@ WEIGHT_BYTES = 2          # the weights in bf16
 PROSE_MODEL = "Llama-3-8B"          # section 6's worked bill
 PROSE_LONG_MODEL = "Llama-3.1-8B"   # the same shape, built for 128k tokens
 PROSE_WINDOW_MODEL = "Mistral-7B-v0.1"
-PROSE_BATCH = 16                    # conversations served at once, in the prose
 
 
 # --- grouped-query sharing -------------------------------------------------
@@ -228,12 +227,12 @@ def _money(n, tag, *names):
 
 def kv_cache_table(seq_len, bytes_per_value=2, batch=1, shapes=mha.MODEL_SHAPES):
     """<table aria-label='KV cache by model'>: one row per model shape at seq_len tokens x batch."""
-    head = header_row("model (config)", ["layers", "query / kv heads", "head width", "context",
+    head = header_row("model (config)", ["layers", "query / kv heads", "head width", "max positions",
                                          "per token", "KV cache", "saved", "weights (bf16)"])
     rows = [_model_row(shape, seq_len, bytes_per_value, batch) for shape in shapes]
     caption = (f"{counted(seq_len, 'token')} × {counted(batch, 'conversation')}, "
                f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')} per number; "
-               f"“beyond context”: longer than the model was built for")
+               f"max positions: the config's max_position_embeddings; “beyond context”: longer than that")
     return table("KV cache by model", caption, head, rows, "kv-models")
 
 
@@ -265,7 +264,8 @@ def _prose():
     longest = _prose_bill(PROSE_LONG_MODEL, long.context)
     windowed = _prose_bill(PROSE_WINDOW_MODEL, mistral.context)
     unwindowed = mha.model_bill(mistral._replace(window=None), mistral.context)
-    batched = _prose_bill(PROSE_MODEL, llama.context, PROSE_BATCH)
+    batch = mha.caches_outweigh_weights(llama, llama.context)  # the fewest conversations whose caches outweigh it
+    batched = _prose_bill(PROSE_MODEL, llama.context, batch)
     return {
         "kv-model": lambda: PROSE_MODEL,
         "kv-model-kv-heads": lambda: str(llama.kv_heads),
@@ -276,7 +276,7 @@ def _prose():
         "kv-cache-unshared": lambda: mha.format_bytes(short.full_bytes),
         "kv-weights": lambda: mha.format_bytes(mha.weights_bytes(llama, WEIGHT_BYTES)),
         "kv-weights-gb": lambda: f"{mha.weights_bytes(llama, WEIGHT_BYTES) / 1e9:.0f} GB",
-        "kv-batch": lambda: str(PROSE_BATCH),
+        "kv-batch": lambda: str(batch),
         "kv-cache-batch": lambda: mha.format_bytes(batched.bytes),
         "kv-long-model": lambda: PROSE_LONG_MODEL,
         "kv-long-context": lambda: str(long.context),

@@ -334,22 +334,35 @@ def test_read_kv_fields_rejects_bad_input(field, value, message):
 # --- section 6's prose: every number from mha ------------------------------------------
 
 def test_the_prose_numbers_are_mhas():
-    """Worked by hand: 128 KiB a token; 8192 x 128 KiB = 1 GiB (4 GiB with 32 kv heads); 16 x 1 GiB;
+    """Worked by hand: 128 KiB a token; 8192 x 128 KiB = 1 GiB (4 GiB with 32 kv heads); 15 x 1 GiB (the
+    fewest caches past the weights' 14.96 GiB, test_caches_outweigh_the_weights_from_the_fifteenth_conversation);
     131072 x 128 KiB = 16 GiB; Mistral keeps 4096 tokens: 512 MiB instead of 32768 x 128 KiB = 4 GiB."""
     prose = {key: make() for key, make in kv.PROSE.items()}
     assert prose == {
         "kv-model": "Llama-3-8B", "kv-model-kv-heads": "8", "kv-model-heads": "32", "kv-per-token": "128.0 KiB",
         "kv-context": "8192", "kv-cache-context": "1.00 GiB", "kv-cache-unshared": "4.00 GiB",
-        "kv-weights": "14.96 GiB", "kv-weights-gb": "16 GB", "kv-batch": "16", "kv-cache-batch": "16.00 GiB",
+        "kv-weights": "14.96 GiB", "kv-weights-gb": "16 GB", "kv-batch": "15", "kv-cache-batch": "15.00 GiB",
         "kv-long-model": "Llama-3.1-8B", "kv-long-context": "131072", "kv-cache-long": "16.00 GiB",
         "kv-window-model": "Mistral-7B-v0.1", "kv-window": "4096", "kv-window-context": "32768",
         "kv-cache-windowed": "512.0 MiB", "kv-cache-unwindowed": "4.00 GiB",
     }
 
 
+def test_caches_outweigh_the_weights_from_the_fifteenth_conversation():
+    """Llama-3-8B in bf16: 8,030,261,248 parameters x 2 = 16,060,522,496 B of weights; one cache of 8192 tokens is
+    2 x 32 layers x 8 kv heads x 128 x 2 bytes x 8192 = 1,073,741,824 B (1 GiB). 14 caches are 15,032,385,536 B,
+    under the weights; 15 are 16,106,127,360 B, over them."""
+    shape = next(s for s in mha.MODEL_SHAPES if s.name == "Llama-3-8B")
+    assert mha.caches_outweigh_weights(shape, 8192) == 15
+    assert 14 * 1_073_741_824 < 16_060_522_496 < 15 * 1_073_741_824
+    assert mha.caches_outweigh_weights(shape, 8192, bytes_per_weight=1) == 8  # int8: 7.48 GiB, so 8 caches
+    with pytest.raises(ValueError, match="parameter count is not known"):
+        mha.caches_outweigh_weights(mha.ModelShape("custom", 1, 1, 1, 1), 10)
+
+
 def test_the_section_types_no_number_of_its_own():
     """Every quantity in section 6's prose is a <!--value:KEY--> mark that PROSE fills; the digits left
-    are names (section 3, head 1), the formula's closing factor 2 (a key and a value), the heading's 6,
+    are names (section 2, head 1), the formula's closing factor 2 (a key and a value), the heading's 6,
     and the paragraph that cites published results (its figures are the papers', not the page's)."""
     source = SECTION.read_text()
     cited = re.search(r"<p><strong>What sharing costs.</strong>.*?</p>", source, flags=re.S)
@@ -359,4 +372,4 @@ def test_the_section_types_no_number_of_its_own():
     assert marks and marks <= set(kv.PROSE)
     prose = html.unescape(re.sub(r"<!--.*?-->|<div .*?</div>|<[^>]+>", " ", source, flags=re.S))
     numbers = re.findall(r"(?<![\w.])\d[\d.,]*", prose)
-    assert sorted(set(numbers)) == ["1", "2", "3", "6."], numbers
+    assert sorted(set(numbers)) == ["1", "2", "6."], numbers
