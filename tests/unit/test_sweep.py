@@ -755,14 +755,44 @@ def patches_carry_the_numbers_the_tables_show(r):
         assert [words for words, _ in patch["marked"]] == marked, fid
 
 
+# --- checks: section 4's sentence after the second exercise ------------------------------------
+
+@check
+def section_4s_second_exercise_quotes_numpys_rows_at_the_states_seed(r):
+    """The lesson's tokens and the exercise's, 2 heads, random projections of the state's seed, in numpy:
+    each head's first row before and after, 4 decimals, and 'stays' only when the printed rows are equal."""
+    weights = mha.random_projections(4, 2, seed=r.page.state["seed"])
+    rows = [reference(tokens, 2, 2, False, weights).weights for tokens in (mha.LESSON_TOKENS, mha.EXERCISE_TOKENS)]
+    said = text(r.trees["exercise-random-rows"])
+    assert said.startswith(f"With seed {r.page.state['seed']}, head 0's first row "), said
+    for h, subject in enumerate(("head 0's first row", "Head 1's")):
+        found = re.search(rf"{subject} (goes from|stays) (\[[^]]+\])(?: to (\[[^]]+\]))?\.", said)
+        assert found, (h, said)
+        verb, was, now = found.groups()
+        was, now = bracketed(was), bracketed(now or found.group(2))
+        assert all(map(close_printed, was, rows[0][h][0])) and all(map(close_printed, now, rows[1][h][0])), said
+        same = [f"{x:.4f}" for x in rows[0][h][0]] == [f"{x:.4f}" for x in rows[1][h][0]]
+        assert (verb == "stays") == same, said
+
+
+def bracketed(vector):
+    """'[0.7513, 0.2487]' -> ['0.7513', '0.2487']."""
+    return vector.strip("[]").split(", ")
+
+
 # --- checks: sizes, sharing, slots, controls ------------------------------------------------------
 
 @check
 def section_3s_note_names_the_states_width_heads_and_key_value_heads(r):
     n, d, heads, kv, *_ = sizes(r.page.state)
-    assert text(r.trees["fig-set-elsewhere"]) == (
-        f"Width {d} and {plural(heads, 'head')}: set by section 2's pickers; "
-        f"{plural(kv, 'key/value head')}: set by section 6's picker.")
+    said = text(r.trees["fig-set-elsewhere"])
+    if (d, heads, kv) == (4, 2, 2):
+        assert said == "", said
+    else:
+        assert said == (f"Not the worked example's sizes: width {d} and {plural(heads, 'head')} (section 2), "
+                        f"{plural(kv, 'key/value head')} (section 6). back to width 4 and 2 plain heads"), said
+        back = page_state.with_lesson_shape(r.page.state)
+        assert sizes(back)[1:4] == (4, 2, 2) and page_state.compute(back), back
 
 
 @check
@@ -1131,6 +1161,10 @@ def test_the_moved_summary_counts_numpys_changes_at_every_setting():
 
 def test_a_patch_carries_the_numbers_its_tables_show_at_every_setting():
     assert_true_everywhere(patches_carry_the_numbers_the_tables_show)
+
+
+def test_section_4s_second_exercise_quotes_numpys_rows_at_the_states_seed_at_every_setting():
+    assert_true_everywhere(section_4s_second_exercise_quotes_numpys_rows_at_the_states_seed)
 
 
 def test_section_3s_note_names_width_heads_and_key_value_heads_at_every_setting():
