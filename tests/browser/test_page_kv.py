@@ -34,11 +34,16 @@ BAD_FIELDS = [  # (field, typed text, words of the sentence under the calculator
 @pytest.fixture
 def reader(reader):
     """conftest's shared page after "reset the figures", and the KV calculator back at Llama-3-8B's fields
-    (the reset keeps the calculator's numbers, so earlier tests' edits would carry over)."""
+    (the reset keeps the calculator's numbers, so earlier tests' edits would carry over), section 6's question
+    answered, which shows the table of published models."""
     reader.locator("#kv-model").select_option("Llama-3-8B")
     for field, value in LLAMA_3_8B_FIELDS.items():
         reader.locator(f"#{field}").fill(value)
     expect(reader.locator("#kv-error")).to_be_empty()
+    answered = reader.locator('fieldset[data-question="sharing"]')  # the models' table waits for its question
+    answered.get_by_role("radio").first.check()
+    answered.get_by_role("button", name="Check my answer").click()
+    expect(reader.locator("#kv-models")).to_be_visible()
     return reader
 
 
