@@ -18,7 +18,7 @@ from pyscript import document, window
 import mha
 from app import cells as cells_glue
 from app import training as training_glue
-from figures import FIGURES, exercise, heads, recipe, redrawn_by
+from figures import FIGURES, exercise, recipe, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state
@@ -329,7 +329,7 @@ ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: 
            "add-context-token": lambda: on_add("context", True),
            "remove-context-token": lambda: on_add("context", False),
            **{bid: (lambda bid=bid: on_preset(bid)) for bid in ("preset-lesson", *exercise.EXERCISES)},
-           "reset-all": on_reset, "reset-blend": on_blend_reset, heads.LESSON_SHAPE_BUTTON[0]: on_lesson_shape}
+           "reset-all": on_reset, "reset-blend": on_blend_reset, "lesson-shape": on_lesson_shape}
 
 
 def on_input(event):
