@@ -211,7 +211,7 @@ def test_a_group_shows_one_set_of_keys_and_values_and_each_heads_own_queries():
     independent = mha.multi_head_attention(state["tokens"], 4, kv_heads=2,
                                            **mha.random_projections(8, 4, kv_heads=2, seed=3))
     figure = kv.group_figure(state, result)
-    tables = find(figure, "table")
+    tables = find(kv.group_tables(result), "table")
     assert [t[1]["aria-label"] for t in tables] == ["query head 0 and key/value head 0",
                                                     "query head 1 and key/value head 0"]
     columns = {h: {name: [text(c) for c in find(t, "td") if name in c[1]["class"].split()]
@@ -227,18 +227,20 @@ def test_a_group_shows_one_set_of_keys_and_values_and_each_heads_own_queries():
 
 
 def test_identity_slices_say_that_sharing_would_switch_them():
-    figure = kv.group_figure(figure_state.default_state(), figure_state.compute(figure_state.default_state()).result)
+    result = figure_state.compute(figure_state.default_state()).result
+    figure = kv.group_figure(figure_state.default_state(), result)
     assert "Choosing fewer key/value heads switches on random projections" in text(figure)
     assert "alone reads key/value head 0" in text(find(figure, "figcaption")[0])
     # nothing is shared: the headers do not say it is
-    assert [text(th) for th in find(find(figure, "table")[0], "th")][2:4] == ["keys", "values"]
+    assert [text(th) for th in find(find(kv.group_tables(result), "table")[0], "th")][2:4] == ["keys", "values"]
 
 
 def test_a_large_group_is_cut_to_what_a_reader_can_read():
     state = figure_state.changed(shared_state(heads=8, kv_heads=1), tokens=[[0.5] * 8] * 6)
-    figure = kv.group_figure(state, figure_state.compute(state).result)
-    assert len(find(figure, "table")) == kv.GROUP_HEADS_SHOWN
-    assert len(find(find(figure, "table")[0], "tbody")[0][2:]) == kv.GROUP_TOKENS_SHOWN
+    result = figure_state.compute(state).result
+    figure, tables = kv.group_figure(state, result), kv.group_tables(result)
+    assert len(find(tables, "table")) == kv.GROUP_HEADS_SHOWN
+    assert len(find(find(tables, "table")[0], "tbody")[0][2:]) == kv.GROUP_TOKENS_SHOWN
     assert "(4 more query heads read it too.)" in text(figure)
 
 
@@ -288,7 +290,7 @@ def test_a_count_of_one_is_said_in_the_singular():
     assert kv.sharing_name(1, 1) == "plain multi-head: the one query head has its own keys and values"
     state = figure_state.changed(figure_state.with_width(figure_state.default_state(), 16), tokens=[[0.5] * 16])
     caption = text(find(kv.group_figure(state, figure_state.compute(state).result), "figcaption")[0])
-    assert caption.endswith(" First 1 token and 4 numbers of each vector shown.")
+    assert caption.endswith(" The tables show the first 1 token and 4 numbers of each vector.")
 
 
 def test_kv_cache_table_has_one_row_per_model_with_its_config_and_flags():

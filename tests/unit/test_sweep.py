@@ -851,7 +851,7 @@ def kv_group_shows_numpys_queries_keys_and_values_of_key_value_head_0(r):
     else:
         assert note.startswith("Each query head has keys and values of its own")
     shown = min(group, 4)
-    tables = find(tree, "table")
+    tables = find(r.trees["fig-kv-group-tables"], "table")
     assert [t[1]["aria-label"] for t in tables] == [f"query head {h} and key/value head 0" for h in range(shown)]
     shared = " (shared)" if group > 1 else ""
     for h, t in enumerate(tables):
@@ -870,7 +870,22 @@ def kv_group_shows_numpys_queries_keys_and_values_of_key_value_head_0(r):
     else:
         assert words.startswith(f"Key/value head 0 serves query heads {', '.join(map(str, range(group)))}.")
     assert (f"({group - 4} more query heads read it too.)" in words) == (group > 4)
-    assert ("First" in words) == (n > 4 or hw > 4)
+    assert ("The tables show the first" in words) == (n > 4 or hw > 4)
+    # issue 28: one cached row (token 0's, key/value head 0) read by the group's heads, each weight numpy's
+    weights = {h: own.weights[h][n - 1][0] for h in range(shown)}
+    (said,) = [text(p) for p in with_class(tree, "p", "kv-row-note")]
+    if shown == 1:
+        assert said == (f"Query head 0 alone reads key/value head 0's cached row for token 0; token {n - 1}'s "
+                        f"query gives it {weights[0]:.2f}."), said
+    else:
+        names = ", ".join(map(str, range(shown - 1))) + f" and {shown - 1}"
+        given = ", ".join(f"{weights[h]:.2f} in head {h}" for h in range(shown))
+        differ = any(not np.array_equal(own.queries[h][n - 1], own.queries[0][n - 1]) for h in range(shown))
+        why = "Their queries differ, so each weighs it on its own" if differ else "Their queries are the same here"
+        assert said == (f"Query heads {names} read one cached row, token 0's key and value in key/value head 0. "
+                        f"{why}: token {n - 1} gives that row {given}."), said
+    drawn = [text(t) for t in find(tree, "text") if "kv-row-weight" in class_list(t)]
+    assert drawn == [f"{weights[h]:.2f}" for h in range(shown)], drawn
 
 
 @check
