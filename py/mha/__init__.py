@@ -32,8 +32,8 @@ from .heads import (
     split_heads,
 )
 from .projections import Projection, matmul, project, random_projections
-from .kv_cache import (MODEL_SHAPES, KVCacheBill, ModelShape, beyond_context, format_bytes, kv_cache_bill,
-                       kv_cache_bytes, model_bill, weights_bytes)
+from .kv_cache import (MODEL_SHAPES, KVCacheBill, ModelShape, beyond_context, caches_outweigh_weights, format_bytes,
+                       kv_cache_bill, kv_cache_bytes, model_bill, weights_bytes)
 from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_tokens
 from .costs import (AttentionCosts, attention_costs, causal_pair_share, model_costs, quadratic_share,
                     query_key_pairs)
@@ -46,7 +46,8 @@ __all__ = (
     "MultiHeadResult", "fit_heads", "head_choices", "head_slots", "kv_head_choices", "merge_heads",
     "multi_head_attention", "single_head_attention", "split_heads",
     "Projection", "matmul", "project", "random_projections",
-    "MODEL_SHAPES", "KVCacheBill", "ModelShape", "beyond_context", "format_bytes", "kv_cache_bill",
+    "MODEL_SHAPES", "KVCacheBill", "ModelShape", "beyond_context", "caches_outweigh_weights", "format_bytes",
+    "kv_cache_bill",
     "kv_cache_bytes", "model_bill", "weights_bytes",
     "MAX_TOKENS", "MAX_WIDTH", "parse_count", "parse_number", "parse_tokens",
     "AttentionCosts", "attention_costs", "causal_pair_share", "model_costs", "quadratic_share", "query_key_pairs",

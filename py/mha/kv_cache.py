@@ -112,6 +112,15 @@ def weights_bytes(shape, bytes_per_weight=2):
     return None if shape.params is None else shape.params * bytes_per_weight
 
 
+def caches_outweigh_weights(shape, seq_len, bytes_per_value=2, bytes_per_weight=2):
+    """The fewest conversations of seq_len tokens whose KV caches together weigh more than the weights:
+    weights // one cache + 1. ValueError if the model's parameter count is not known."""
+    weights = weights_bytes(shape, bytes_per_weight)
+    if weights is None:
+        raise ValueError(f"{shape.name}'s parameter count is not known, so its weights cannot be weighed")
+    return int(weights // model_bill(shape, seq_len, bytes_per_value).bytes) + 1
+
+
 def beyond_context(shape, seq_len):
     """True when seq_len is longer than the context the model was built for (False if not known)."""
     return shape.context is not None and seq_len > shape.context

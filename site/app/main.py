@@ -302,6 +302,12 @@ def on_preset(action):
     say("exercise-status", exercise.status(action, STATE))
 
 
+def on_lesson_shape():
+    """Section 3's way back to width 4 and 2 plain heads; focus goes to the grid, since the button is gone."""
+    if edit("grid-error", figure_state.with_lesson_shape, redraws=(*GRID_EVENTS.values(), "structure")) is not None:
+        document.querySelector("#token-grid input").focus()
+
+
 def on_reset():
     """Sections 2-9's figures back to the worked example; the KV calculator and section 1 (its own reset) keep
     their numbers."""
@@ -323,7 +329,7 @@ ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: 
            "add-context-token": lambda: on_add("context", True),
            "remove-context-token": lambda: on_add("context", False),
            **{bid: (lambda bid=bid: on_preset(bid)) for bid in ("preset-lesson", *exercise.EXERCISES)},
-           "reset-all": on_reset, "reset-blend": on_blend_reset}
+           "reset-all": on_reset, "reset-blend": on_blend_reset, "lesson-shape": on_lesson_shape}
 
 
 def on_input(event):

@@ -52,19 +52,30 @@ def status(action, state):
     raise ValueError(f"no section 4 button called {action!r}")
 
 
-# --- numbers the prose prints: the second exercise at seed 0 --------------------------
+# --- the sentence after the second exercise, at the reader's seed -----------------------
 
-def _random_rows(head):
-    """[head's row 0 before the edit, after it], random projections with seed 0, from mha."""
-    start, edited = figure_state.with_exercise(figure_state.default_state(), "random")
-    return [vector_text(figure_state.compute(s).result.weights[head][0], fixed) for s in (start, edited)]
+def random_rows(state):
+    """{head: (its row 0 before the edit, after it)} under random projections with the state's seed, from mha."""
+    start, edited = figure_state.with_exercise(state, "random")
+    before, after = (figure_state.compute(s).result.weights for s in (start, edited))
+    return {h: (before[h][0], after[h][0]) for h in range(len(before))}
 
 
-PROSE = {f"exercise-random-head-{h}-{when}": (lambda h=h, i=i: _random_rows(h)[i])
-         for h in (0, 1) for i, when in enumerate(("before", "after"))}
+def random_sentence(state):
+    """What the second exercise moves at the state's seed: each head's first row, before and after."""
+    sentences = []
+    for h, (before, after) in random_rows(state).items():
+        was, now = vector_text(before, fixed), vector_text(after, fixed)
+        subject = f"With seed {state['seed']}, head 0's first row" if h == 0 else f"Head {h}'s"
+        sentences.append(f"{subject} {f'stays {was}' if was == now else f'goes from {was} to {now}'}.")
+    return [" ".join(sentences)]
+
+
+PROSE = {}
 
 # --- the registry: this family's elements ----------------------------------------
 
 FIGURES = {  # section 4: the exercises
     "fig-presets": Figure(lambda s, v, b: [preset_buttons()]),
+    "exercise-random-rows": Figure(lambda s, v, b: random_sentence(s), ("numbers", "controls")),
 }

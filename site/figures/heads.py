@@ -12,7 +12,7 @@ from figures.pictures import attention_picture, pictured, pictures_note
 from figures.registry import NO_PATCH, Figure
 from page.dom import (band_class, body_row, classes, count_select, exact_values, fixed, header_row, joined,
                       number_text, select, signed, slot_range, table, weight_class)
-from page.state import DEFAULT_CONTEXT, button_rules, reads_slices
+from page.state import DEFAULT_CONTEXT, button_rules, lesson_shape, reads_slices
 
 # --- controls ----------------------------------------------------------------
 
@@ -367,12 +367,20 @@ def _size_controls(state, view, before):
     return [width_picker(width), " ", heads_picker(width, state["heads"])]
 
 
-def set_elsewhere(result):
-    """Section 3's note on the sizes its tables follow but other sections set: width, heads, key/value heads."""
+LESSON_SHAPE_BUTTON = ("lesson-shape", "back to width 4 and 2 plain heads")  # (data-action, text)
+
+
+def set_elsewhere(state, result):
+    """Section 3's opening note when sizes set in sections 2 and 6 differ from the worked example's, with the
+    way back; nothing when they are the example's."""
+    if lesson_shape(state):
+        return []
     heads, kv_heads = len(result.kv_head_of), len(set(result.kv_head_of))
-    return ["p", {"class": "note set-elsewhere"},
-            f"Width {result.width} and {heads} {'head' if heads == 1 else 'heads'}: set by section 2's pickers; "
-            f"{kv_heads} key/value {'head' if kv_heads == 1 else 'heads'}: set by section 6's picker."]
+    action, words = LESSON_SHAPE_BUTTON
+    return [["p", {"class": "note set-elsewhere"},
+             f"Not the worked example's sizes: width {result.width} and {heads} head{'' if heads == 1 else 's'} "
+             f"(section 2), {kv_heads} key/value head{'' if kv_heads == 1 else 's'} (section 6). ",
+             ["button", {"type": "button", "id": "set-elsewhere-back", "data-action": action}, words]]]
 
 
 def _banded(state):
@@ -390,7 +398,7 @@ FIGURES = {
     "fig-slot-legend": Figure(lambda s, v, b: [slot_legend(v.result, reads_slices(s))], ("structure",)),
     # section 3: the live figure
     "fig-options": Figure(lambda s, v, b: options_controls(s), ("controls",)),
-    "fig-set-elsewhere": Figure(lambda s, v, b: [set_elsewhere(v.result)], ("structure", "controls")),
+    "fig-set-elsewhere": Figure(lambda s, v, b: set_elsewhere(s, v.result), ("structure", "controls")),
     "token-grid": Figure(lambda s, v, b: [token_grid(s["tokens"], _banded(s))], ("token-grid",)),
     "token-grid-head": Figure(lambda s, v, b: [token_grid_head(len(s["tokens"][0]), _banded(s))],
                               ("structure",), mark=False),

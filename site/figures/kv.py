@@ -20,7 +20,6 @@ WEIGHT_BYTES = 2          # the weights in bf16
 PROSE_MODEL = "Llama-3-8B"          # section 6's worked bill
 PROSE_LONG_MODEL = "Llama-3.1-8B"   # the same shape, built for 128k tokens
 PROSE_WINDOW_MODEL = "Mistral-7B-v0.1"
-PROSE_BATCH = 16                    # conversations served at once, in the prose
 
 
 # --- grouped-query sharing -------------------------------------------------
@@ -83,17 +82,61 @@ def projections_note(state, result):
     return "Each query head has keys and values of its own: choose fewer key/value heads to see a group."
 
 
-def group_figure(state, result):
-    """Key/value head 0 and up to GROUP_HEADS_SHOWN query heads that read it: one table per query head.
+ROW_W, ROW_STEP, ROW_TOP = 320, 34, 18  # the cached-row picture, in viewBox units: width, one query head's row
 
-    Each table: per token, the head's own queries, then the keys and values it reads
-    (key_heads[0], value_heads[0]): the same numbers in every table of the group.
-    """
+
+def cached_row_weights(result, members):
+    """{query head: the weight the newest token's query gives token 0's cached key} for a group's heads."""
+    return {h: result.weights[h][-1][0] for h in members}
+
+
+def cached_row_picture(result, members):
+    """One cached row (token 0's key and value in key/value head 0) on the right, the group's query heads on the
+    left, a line from each to it labelled with its weight: aria-hidden, the sentence under it says the numbers."""
+    weights = cached_row_weights(result, members)
+    height = ROW_TOP + ROW_STEP * len(members) + 4
+    middle = ROW_TOP + ROW_STEP * len(members) / 2
+    children = [["text", {"x": 0, "y": 11, "class": "kv-row-heading"}, "newest token's query"],
+                ["text", {"x": ROW_W, "y": 11, "class": "kv-row-heading", "text-anchor": "end"}, "cache"],
+                ["g", {"class": "kv-row-cache"},
+                 ["rect", {"x": 214, "y": round(middle - 20, 1), "width": 104, "height": 40, "rx": 4}],
+                 ["text", {"x": 266, "y": round(middle - 4, 1), "text-anchor": "middle"}, "token 0's key"],
+                 ["text", {"x": 266, "y": round(middle + 12, 1), "text-anchor": "middle"}, "and value"]]]
+    for i, h in enumerate(members):
+        y = ROW_TOP + ROW_STEP * i + ROW_STEP / 2
+        band = band_class(h)
+        children.append(["g", classes("kv-row-query", band),
+                         ["rect", {"x": 0, "y": round(y - 12, 1), "width": 96, "height": 24, "rx": 4}],
+                         ["text", {"x": 48, "y": round(y + 4, 1), "text-anchor": "middle"}, f"query head {h}"],
+                         ["line", {"x1": 96, "y1": y, "x2": 214, "y2": round(middle, 1)}],
+                         ["text", {"x": 150, "y": round((y + middle) / 2 - 4, 1), "class": "kv-row-weight",
+                                   "text-anchor": "middle"}, f"{weights[h]:.2f}"]])
+    return ["svg", {"class": "kv-row-picture", "viewBox": f"0 0 {ROW_W} {height:g}", "aria-hidden": "true",
+                    "focusable": "false"}, *children]
+
+
+def cached_row_sentence(result, members):
+    """What the picture shows, with the numbers now: who reads token 0's cached row, and how much each weighs it."""
+    weights = cached_row_weights(result, members)
+    newest = len(result.weights[0]) - 1
+    if len(members) == 1:
+        return (f"Query head {members[0]} alone reads key/value head 0's cached row for token 0; token {newest}'s "
+                f"query gives it {weights[members[0]]:.2f}.")
+    names = ", ".join(map(str, members[:-1])) + f" and {members[-1]}"
+    given = ", ".join(f"{weights[h]:.2f} in head {h}" for h in members)
+    queries = {tuple(result.query_heads[h][newest]) for h in members}
+    why = "Their queries differ, so each weighs it on its own" if len(queries) > 1 else "Their queries are the same here"
+    return (f"Query heads {names} read one cached row, token 0's key and value in key/value head 0. {why}: "
+            f"token {newest} gives that row {given}.")
+
+
+def group_figure(state, result):
+    """Key/value head 0 and up to GROUP_HEADS_SHOWN query heads that read it: a picture of one cached row read by
+    each of them and a sentence with its weights; the caption says what the group's tables (group_tables) show."""
     members = _groups(result.kv_head_of)[0]
     shown = members[:GROUP_HEADS_SHOWN]
     tokens = len(result.query_heads[0])
     cut = tokens > GROUP_TOKENS_SHOWN or result.head_width > GROUP_NUMBERS_SHOWN
-    tables = [_group_table(result, h, len(members) > 1) for h in shown]
     more = f" ({len(members) - len(shown)} more query heads read it too.)" if len(members) > len(shown) else ""
     if len(members) == 1:
         caption = (f"Query head {members[0]} alone reads key/value head 0: without sharing, every head's keys "
@@ -103,11 +146,21 @@ def group_figure(state, result):
                    f"columns hold the same numbers, read from one cache entry; only the queries differ, so "
                    f"each head asks its own question of one shared memory.{more}")
     if cut:
-        caption += (f" First {counted(min(tokens, GROUP_TOKENS_SHOWN), 'token')} and "
-                    f"{counted(min(result.head_width, GROUP_NUMBERS_SHOWN), 'number')} of each vector shown.")
+        caption += (f" The tables show the first {counted(min(tokens, GROUP_TOKENS_SHOWN), 'token')} and "
+                    f"{counted(min(result.head_width, GROUP_NUMBERS_SHOWN), 'number')} of each vector.")
     return ["figure", {"class": "kv-group-figure"},
             ["p", {"class": "note kv-projections-note"}, projections_note(state, result)],
-            ["div", {"class": "kv-group-tables"}, *tables], ["figcaption", {}, caption]]
+            cached_row_picture(result, shown),
+            ["p", {"class": "kv-row-note"}, cached_row_sentence(result, shown)],
+            ["figcaption", {}, caption]]
+
+
+def group_tables(result):
+    """One table per query head of key/value head 0's group (up to GROUP_HEADS_SHOWN): its own queries beside the
+    keys and values it reads (key_heads[0], value_heads[0]), the same numbers in every table of the group."""
+    members = _groups(result.kv_head_of)[0]
+    return ["div", {"class": "kv-group-tables"},
+            *[_group_table(result, h, len(members) > 1) for h in members[:GROUP_HEADS_SHOWN]]]
 
 
 def _group_table(result, h, shared):
@@ -228,12 +281,12 @@ def _money(n, tag, *names):
 
 def kv_cache_table(seq_len, bytes_per_value=2, batch=1, shapes=mha.MODEL_SHAPES):
     """<table aria-label='KV cache by model'>: one row per model shape at seq_len tokens x batch."""
-    head = header_row("model (config)", ["layers", "query / kv heads", "head width", "context",
+    head = header_row("model (config)", ["layers", "query / kv heads", "head width", "max positions",
                                          "per token", "KV cache", "saved", "weights (bf16)"])
     rows = [_model_row(shape, seq_len, bytes_per_value, batch) for shape in shapes]
     caption = (f"{counted(seq_len, 'token')} × {counted(batch, 'conversation')}, "
                f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')} per number; "
-               f"“beyond context”: longer than the model was built for")
+               f"max positions: the config's max_position_embeddings; “beyond context”: longer than that")
     return table("KV cache by model", caption, head, rows, "kv-models")
 
 
@@ -265,7 +318,8 @@ def _prose():
     longest = _prose_bill(PROSE_LONG_MODEL, long.context)
     windowed = _prose_bill(PROSE_WINDOW_MODEL, mistral.context)
     unwindowed = mha.model_bill(mistral._replace(window=None), mistral.context)
-    batched = _prose_bill(PROSE_MODEL, llama.context, PROSE_BATCH)
+    batch = mha.caches_outweigh_weights(llama, llama.context)  # the fewest conversations whose caches outweigh it
+    batched = _prose_bill(PROSE_MODEL, llama.context, batch)
     return {
         "kv-model": lambda: PROSE_MODEL,
         "kv-model-kv-heads": lambda: str(llama.kv_heads),
@@ -276,7 +330,7 @@ def _prose():
         "kv-cache-unshared": lambda: mha.format_bytes(short.full_bytes),
         "kv-weights": lambda: mha.format_bytes(mha.weights_bytes(llama, WEIGHT_BYTES)),
         "kv-weights-gb": lambda: f"{mha.weights_bytes(llama, WEIGHT_BYTES) / 1e9:.0f} GB",
-        "kv-batch": lambda: str(PROSE_BATCH),
+        "kv-batch": lambda: str(batch),
         "kv-cache-batch": lambda: mha.format_bytes(batched.bytes),
         "kv-long-model": lambda: PROSE_LONG_MODEL,
         "kv-long-context": lambda: str(long.context),
@@ -307,6 +361,7 @@ def _kv_models(state, view, before):
 FIGURES = {  # section 6: sharing keys and values, the KV cache
     "fig-kv-sharing": Figure(_kv_sharing, ("structure",)),
     "fig-kv-group": Figure(lambda s, v, b: [group_figure(s, v.result)], ("numbers",)),
+    "fig-kv-group-tables": Figure(lambda s, v, b: [group_tables(v.result)], ("numbers",)),
     "fig-kv-cache": Figure(lambda s, v, b: kv_calculator(s["kv"])),
     "kv-fields": Figure(lambda s, v, b: [kv_cache_fields(*s["kv"])], ("model",), mark=False),
     "kv-bill": Figure(lambda s, v, b: kv_cache_readout(*s["kv"]), ("model", "kv")),

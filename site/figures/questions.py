@@ -20,7 +20,7 @@ from figures import competition
 from figures import training
 from figures.registry import Figure
 from page.dom import fixed, vector_text
-from page.state import MAX_DISTRACTORS, model_shape
+from page.state import MAX_DISTRACTORS, changed, compute, default_state, model_shape, with_cross
 
 
 class Question(NamedTuple):
@@ -70,37 +70,42 @@ def _recipe():
 
 # --- section 3: a dot product is not a similarity --------------------------------------------
 
-def worked_head_0():
-    """(raw dot products, softmax weights) of token 1's query in head 0 of the worked example."""
-    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
+STRETCHED = 2.0  # the question's edit: token 0's slot 0, so its slots 0-1 become [2, 0] (same direction, twice as long)
+
+
+def stretched_tokens():
+    """The worked example with token 0's slot 0 set to STRETCHED."""
+    tokens = [list(row) for row in mha.LESSON_TOKENS]
+    tokens[0][0] = STRETCHED
+    return tokens
+
+
+def worked_head_0(tokens=mha.LESSON_TOKENS):
+    """(raw dot products, softmax weights) of token 1's query in head 0 (the worked example unless told)."""
+    result = mha.multi_head_attention(tokens, mha.LESSON_HEADS)
     scores = mha.matmul(result.query_heads[0], _transpose(result.key_heads[0]))
     return scores[1], result.weights[0][1]
 
 
-def _worked_slots():
-    """Token 1's and token 0's slots in head 0 of the worked example, as the page prints them."""
-    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS)
-    return vector_text(result.query_heads[0][1]), vector_text(result.key_heads[0][0])
-
-
 def _worked_prompt():
-    token_1, token_0 = _worked_slots()
-    return (f"In head 0, token 1's query {token_1} meets its own key {token_1} and token 0's key {token_0}. "
-            "Which gets more of token 1's weight?")
+    key = vector_text(mha.multi_head_attention(stretched_tokens(), mha.LESSON_HEADS).key_heads[0][0])
+    return (f"Set token 0's slot 0 to {STRETCHED:g}, so its slots 0\u20131 become {key}: the same direction, twice "
+            "as long. In head 0, what happens to token 1's weight on token 0?")
 
 
 def _worked_answer():
-    _, weights = worked_head_0()
-    return "even" if weights[0] == weights[1] else "token-0" if weights[0] > weights[1] else "self"
+    before, after = worked_head_0()[1][0], worked_head_0(stretched_tokens())[1][0]
+    return "same" if before == after else "up" if after > before else "down"
 
 
 def _worked():
     (on_0, on_self), weights = worked_head_0()
-    query, key_0 = _worked_slots()
-    return (f"In the starting example, token 1's query in head 0 is {query} and scores {on_0:g} against token 0's "
-            f"key {key_0}, but only {on_self:g} against its own key. A dot product grows with how far a key "
-            f"reaches along the query, not with how alike the two are. Divided by \u221a2, that gives token 1's "
-            f"row {vector_text(weights, fixed)}: {fixed(weights[0])} on token 0.")
+    (on_stretched, _), stretched = worked_head_0(stretched_tokens())
+    query = vector_text(mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS).query_heads[0][1])
+    return (f"Token 1's query in head 0 is {query}. It scores {on_0:g} against token 0's key and only {on_self:g} "
+            f"against its own, so token 0 already led: a dot product is not a similarity. Stretched, token 0's "
+            f"key scores {on_stretched:g}, and token 1's row goes from {vector_text(weights, fixed)} to "
+            f"{vector_text(stretched, fixed)}. Type {STRETCHED:g} into token 0's slot 0 to see it.")
 
 
 # --- section 4: who notices a changed time stamp ---------------------------------------------
@@ -130,25 +135,25 @@ def _exercise():
             f"but it is one distribution, and nothing in it says which slots changed.")
 
 
-# --- section 7: cross-attention's shape, at any token count ----------------------------------
+# --- section 7: the causal mask and cross-attention ------------------------------------------
 
-def cross_shape():
-    """(rows, columns) of head 0's cross-attention table at the start, and (asking tokens, context tokens)."""
-    result = mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS, context=mha.LESSON_CONTEXT)
-    return (len(result.weights[0]), len(result.weights[0][0])), (len(mha.LESSON_TOKENS), len(mha.LESSON_CONTEXT))
+def cross_row():
+    """Head 0's cross-attention row of token 0 as section 7 draws it with the causal mask on (page.state.compute)."""
+    state = changed(with_cross(default_state(), True), causal=True)
+    return compute(state).cross.weights[0][0]
 
 
 def _cross_answer():
-    (rows, cols), (n, m) = cross_shape()
-    assert n != m  # else the starting example could not tell n x m from m x n
-    return f"{'n' if rows == n else 'm'}x{'m' if cols == m else 'n'}"
+    row = cross_row()
+    read = [w > 0 for w in row]
+    return "all" if all(read) else "first" if read == [True] + [False] * (len(row) - 1) else "some"
 
 
 def _cross():
-    (rows, cols), _ = cross_shape()
-    return (f"A row per token that asks and a column per token that answers: n \u00d7 m at any count, "
-            f"{rows} \u00d7 {cols} at the start. Each row is still one softmax over the context tokens, so every "
-            f"context token you add gives each table one more column.")
+    row = cross_row()
+    return (f"With the mask on, token 0's row in head 0 is {vector_text(row, fixed)}: every context token gets a "
+            "share. The mask stops a sequence from reading its own later tokens; the context is another sequence, "
+            "so none of it comes later.")
 
 
 # --- section 6: whose cache costs more per token ---------------------------------------------
@@ -254,11 +259,11 @@ QUESTIONS = {
         _recipe),
     "worked": Question(
         _worked_prompt(),
-        (("self", "its own key"), ("token-0", "token 0's key"), ("even", "exactly half each")),
+        (("up", "it rises"), ("same", "it stays: the direction is the same"), ("down", "it falls")),
         _worked_answer(),
-        {"self": "Not quite: a key scores its dot product with the query, not its likeness to it.",
-         "token-0": "Right: a dot product is not a similarity.",
-         "even": "Not quite: the two dot products differ, so the weights do too."},
+        {"up": "Right: a dot product grows with the key's length, not only with its direction.",
+         "same": "Not quite: a cosine would stay, but a dot product doubles when the key does.",
+         "down": "Not quite: the key is no less like the query than before, and its dot product doubles."},
         _worked),
     "exercise": Question(
         "Give token 1 the time stamp of token 0, so its slots 2\u20133 become [0, 1]. Which tables will move?",
@@ -271,14 +276,13 @@ QUESTIONS = {
          "all": "Not quite: head 0's slice of both tokens is untouched by the edit."},
         _exercise),
     "cross": Question(
-        "Switch on cross-attention: n tokens of section 3 ask, and m context tokens supply keys and values. "
-        "What shape has each head's weight table (rows \u00d7 columns)?",
-        (("nxn", "n \u00d7 n"), ("nxm", "n \u00d7 m"), ("mxn", "m \u00d7 n"), ("mxm", "m \u00d7 m")),
+        "Switch on cross-attention and the causal mask. Which context tokens can section 3's token 0 read?",
+        (("first", "only context token 0, at its own position"), ("some", "some, but not all"),
+         ("all", "all of them")),
         _cross_answer(),
-        {"nxn": "Not quite: the columns now come from the context, not from the tokens that ask.",
-         "nxm": "Right: a row per asking token, a column per answering token.",
-         "mxn": "Not quite: rows belong to the tokens that ask.",
-         "mxm": "Not quite: the asking tokens give the rows."},
+        {"first": "Not quite: the mask orders one sequence's own tokens; the context is another sequence.",
+         "some": "Not quite: no context token is later than an asking token.",
+         "all": "Right: the causal mask does not apply across two sequences."},
         _cross),
     "sharing": Question(
         _sharing_prompt(),

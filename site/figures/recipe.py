@@ -123,49 +123,45 @@ def blend_svg(blend):
                     "focusable": "false"}, *children]
 
 
+def two(x):
+    """A number as section 1's sentences print it: 2 decimals (its tables keep 4)."""
+    return f"{x:.2f}"
+
+
 def _favourite(weights):
-    """'token 0 (0.9449)', or 'tokens 0 and 1 (0.4803 each)': the keys whose printed weight is the largest."""
-    top = fixed(max(weights))
-    best = [str(t) for t, w in enumerate(weights) if fixed(w) == top]
+    """'0.94 to token 0', or '0.48 each to tokens 0 and 1': the keys whose printed weight is the largest."""
+    top = two(max(weights))
+    best = [str(t) for t, w in enumerate(weights) if two(w) == top]
     if len(best) == 1:
-        return f"token {best[0]} ({top})", best
-    return f"tokens {', '.join(best[:-1])} and {best[-1]} ({top} each)", best
+        return f"{top} to token {best[0]}"
+    return f"{top} each to tokens {', '.join(best[:-1])} and {best[-1]}"
 
 
-def _holder(vector, tokens):
-    """'' when no token's value prints as this vector does (4 decimals), else the first that does."""
-    shown = vector_text(vector, fixed)
-    return next((f"token {t}" for t, row in enumerate(tokens) if vector_text(row, fixed) == shown), "")
+def _lookup(weights, output, tokens, start, stop):
+    """What one head returns, in one claim: mostly one token's own slots (a weight over half), or an average."""
+    top = max(range(len(weights)), key=weights.__getitem__)
+    if weights[top] > 0.5:
+        own = vector_text(tokens[top][start:stop], short)
+        return f"is mostly token {top}'s own {own}: it gives {two(weights[top])} to token {top}."
+    return f"is an average: no token gets more than half its weight ({_favourite(weights)})."
 
 
 def wide_note(blend):
     """What the one wide head brings back, said with the numbers now."""
+    width = len(blend.tokens[0])
     output = blend.wide.outputs[QUERY]
-    holder = _holder(output, blend.tokens)
-    words, _ = _favourite(blend.wide.weights[0][QUERY])
-    held = f"the same numbers as {holder}'s value" if holder else "a blend no token holds"
-    return ["p", {"class": "blend-note wide-note"},
-            ["strong", {}, f"One wide head: {vector_text(output, fixed)}"],
-            f", {held}: one average over all {len(output)} slots, weighted toward {words}."]
+    return ["p", {"class": "blend-note wide-note"}, ["strong", {}, f"One wide head: {vector_text(output, two)}"],
+            f" {_lookup(blend.wide.weights[0][QUERY], output, blend.tokens, 0, width)}"]
 
 
 def concat_note(blend):
-    """What the two heads bring back, side by side, said with the numbers now."""
+    """What each of the two heads brings back, side by side, said with the numbers now: one sentence a head."""
     result = blend.heads
-    concat = result.concat[QUERY]
-    holder = _holder(concat, blend.tokens)
-    if holder:
-        held = f"the same numbers as {holder}'s value"
-    else:
-        held = f"{'' if _holder(blend.wide.outputs[QUERY], blend.tokens) else 'also '}a vector no token holds"
-    favourites = [_favourite(weights[QUERY]) for weights in result.weights]
-    apart = all(not set(a[1]) & set(b[1]) for i, a in enumerate(favourites) for b in favourites[i + 1:])
-    picks = [f"head {h}'s weighted toward {words}" if h == 0 else f"head {h}'s toward {words}"
-             for h, (words, _) in enumerate(favourites)]
-    return ["p", {"class": "blend-note concat-note"},
-            ["strong", {}, f"Two heads, side by side: {vector_text(concat, fixed)}"],
-            f", {held}: {len(favourites)} narrow lookups, each bringing back a {result.head_width}-wide summary"
-            f"{' of a different token' if apart else ''}: {', '.join(picks)}."]
+    said = [["strong", {}, "Two heads, side by side."]]
+    for h, ((start, stop), weights, output) in enumerate(zip(result.head_slots, result.weights, result.head_outputs)):
+        claim = _lookup(weights[QUERY], output[QUERY], blend.tokens, start, stop)
+        said.append(f" Head {h}'s part, {vector_text(output[QUERY], two)}, {claim}")
+    return ["p", {"class": "blend-note concat-note"}, *said]
 
 
 def and_sentence(blend):

@@ -254,6 +254,17 @@ def with_preset(state, tokens):
     return changed(with_tokens(state, tokens), heads=mha.LESSON_HEADS, kv_heads=mha.LESSON_HEADS)
 
 
+def lesson_shape(state):
+    """True if the width, heads and key/value heads are the worked example's: 4 wide, 2 plain heads."""
+    return (len(state["tokens"][0]), state["heads"], state["kv_heads"]) == (
+        len(mha.LESSON_TOKENS[0]), mha.LESSON_HEADS, mha.LESSON_HEADS)
+
+
+def with_lesson_shape(state):
+    """Section 3's way back from sizes set elsewhere: width 4 (tokens cut or padded), 2 plain heads; all else stays."""
+    return changed(with_width(state, len(mha.LESSON_TOKENS[0])), heads=mha.LESSON_HEADS, kv_heads=mha.LESSON_HEADS)
+
+
 EXERCISE_PROJECTIONS = ("identity", "random")  # section 4's two exercises
 
 

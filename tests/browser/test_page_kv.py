@@ -34,11 +34,16 @@ BAD_FIELDS = [  # (field, typed text, words of the sentence under the calculator
 @pytest.fixture
 def reader(reader):
     """conftest's shared page after "reset the figures", and the KV calculator back at Llama-3-8B's fields
-    (the reset keeps the calculator's numbers, so earlier tests' edits would carry over)."""
+    (the reset keeps the calculator's numbers, so earlier tests' edits would carry over), section 6's question
+    answered, which shows the table of published models."""
     reader.locator("#kv-model").select_option("Llama-3-8B")
     for field, value in LLAMA_3_8B_FIELDS.items():
         reader.locator(f"#{field}").fill(value)
     expect(reader.locator("#kv-error")).to_be_empty()
+    answered = reader.locator('fieldset[data-question="sharing"]')  # the models' table waits for its question
+    answered.get_by_role("radio").first.check()
+    answered.get_by_role("button", name="Check my answer").click()
+    expect(reader.locator("#kv-models")).to_be_visible()
     return reader
 
 
@@ -66,6 +71,13 @@ def test_sharing_switches_on_random_projections_and_a_group_shares_keys_and_valu
                                       **mha.random_projections(4, 2, kv_heads=1, seed=0))
     expect_tables(reader, {f"head {h} weights": [[f"{w:.4f}" for w in row] for row in result.weights[h]]
                            for h in (0, 1)})
+    given = ", ".join(f"{result.weights[h][1][0]:.2f} in head {h}" for h in (0, 1))  # token 1's query on token 0
+    expect(reader.locator(".kv-row-note")).to_have_text(
+        "Query heads 0 and 1 read one cached row, token 0's key and value in key/value head 0. Their queries differ, "
+        f"so each weighs it on its own: token 1 gives that row {given}.")
+    details = reader.locator(".kv-group-details")
+    if not details.evaluate("d => d.open"):  # the tables wait in a <details> (the shared page may have it open)
+        details.locator("summary").click()
     for h in (0, 1):  # the same keys and values in both tables, each head's own queries
         expect(group_column(reader, h, "kv-key")).to_have_text([vector(k) for k in result.key_heads[0]])
         expect(group_column(reader, h, "kv-value")).to_have_text([vector(v) for v in result.value_heads[0]])

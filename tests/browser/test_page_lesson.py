@@ -157,6 +157,27 @@ def test_width_and_heads_pickers_offer_divisors_and_redraw_every_head(reader):
     expect(field(reader, 0, 4)).to_have_count(0)
 
 
+def test_section_3_says_when_sections_2_and_6_changed_its_sizes_and_its_button_goes_back(reader):
+    """Issue 28: nothing to say at the worked example's sizes; after section 2's width and section 6's key/value
+    heads, a note names the sizes, and its button returns to width 4 and 2 plain heads, keeping the tokens."""
+    note = reader.locator("#fig-set-elsewhere")
+    expect(note).to_be_empty()
+    expect(note).to_be_hidden()
+    reader.locator("#width").select_option("8")
+    reader.locator("#kv-heads").select_option("1")
+    expect(note).to_have_text("Not the worked example's sizes: width 8 and 2 heads (section 2), 1 key/value head "
+                              "(section 6). back to width 4 and 2 plain heads")
+    expect(note).to_be_visible()
+    field(reader, 1, 1).fill("0.3")
+    note.get_by_role("button", name="back to width 4 and 2 plain heads").click()
+    expect(note).to_be_empty()
+    expect(reader.locator("#width")).to_have_value("4")
+    expect(reader.locator("#kv-heads")).to_have_value("2")
+    expect(field(reader, 1, 1)).to_have_value("0.3")
+    expect(field(reader, 0, 4)).to_have_count(0)
+    expect(field(reader, 0, 0)).to_be_focused()
+
+
 def test_add_and_remove_tokens_within_the_caps(reader):
     reader.locator("#add-token").click()
     expect(field(reader, 2, 3)).to_have_value("0")

@@ -22,14 +22,15 @@ from conftest import WASM, WORKED, expect_tables, open_page, wait_ready
 # Section 1 as it opens: the query [1, 0, 1, 0] against [6, 0, 1, 1], [1, 1, 6, 0] and itself (worked by hand in
 # tests/unit/test_recipe_figures.py): head 0 puts 1 / (1 + 2 e^(-5/sqrt 2)) = 0.9449 on token 0 and returns
 # [5.7246, 0.0275]; head 1 mirrors it in slots 2-3; the wide head gives tokens 0 and 1 0.4803 each.
-BLEND_CONCAT = "Two heads, side by side: [5.7246, 0.0275, 5.7246, 0.0275]"
-BLEND_WIDE = "One wide head: [3.4014, 0.4803, 3.4014, 0.4803]"
+BLEND_CONCAT = "Head 0's part, [5.72, 0.03], is mostly token 0's own [6, 0]: it gives 0.94 to token 0."
+BLEND_WIDE = "One wide head: [3.40, 0.48, 3.40, 0.48] is an average"
 BLEND_AND = ("token 0 scores 6 in slots 0-1 and 1 in slots 2-3, so 7 in the wide head; token 1 scores 1 and 6, "
              "so 7; token 2 scores 1 and 1, so 2")
 # Token 0 slot 0 set to -3. Head 0's dot products become -3, 1, 1: e^(-4/sqrt 2) = 0.059106, so the weights are
 # 0.059106 / 2.059106 = 0.0287 on token 0 and 0.4856 on each other; its output, slot 0: -3 x 0.0287 + 0.4856 +
-# 0.4856 = 0.8852, slot 1: token 1's 0.4856. Head 1 (slots 2-3) did not change: [5.7246, 0.0275].
-EDITED_CONCAT = "Two heads, side by side: [0.8852, 0.4856, 5.7246, 0.0275]"
+# 0.4856 = 0.8852, slot 1: token 1's 0.4856: no token has half the weight. Head 1 (slots 2-3) did not change.
+EDITED_CONCAT = ("Head 0's part, [0.89, 0.49], is an average: no token gets more than half its weight "
+                 "(0.49 each to tokens 1 and 2).")
 EDITED_AND = "token 0 scores -3 in slots 0-1 and 1 in slots 2-3, so -2 in the wide head; token 1 scores 1 and 6, so 7"
 
 # (what the reader does, then the boxes' shapes top to bottom: tokens, queries, keys, values,

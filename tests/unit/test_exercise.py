@@ -70,17 +70,23 @@ def test_the_second_exercise_moves_both_heads(seed):
     assert moved_heads(start, edited) == [True, True]
 
 
-def test_the_prose_numbers_of_the_second_exercise_come_from_mha_at_seed_0():
-    weights = mha.random_projections(4, 2, seed=0)
+@pytest.mark.parametrize("seed", [0, 7, 2**32 - 1])
+def test_the_second_exercises_sentence_quotes_mha_at_the_readers_seed(seed):
+    """Issue 28: the sentence after the second exercise follows section 3's seed, not seed 0's rows."""
+    weights = mha.random_projections(4, 2, seed=seed)
     before = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights).weights
     after = mha.multi_head_attention(mha.EXERCISE_TOKENS, 2, **weights).weights
-    values = prose()
-    for h in (0, 1):
-        for when, w in (("before", before), ("after", after)):
-            assert values[f"exercise-random-head-{h}-{when}"] == "[" + ", ".join(f"{x:.4f}" for x in w[h][0]) + "]"
-            assert f"<!--value:exercise-random-head-{h}-{when}-->" in SECTION.read_text()
-    assert values["exercise-random-head-0-before"] == "[0.7513, 0.2487]"  # the issue's numbers
-    assert values["exercise-random-head-0-after"] == "[0.5109, 0.4891]"
+    row = lambda w: "[" + ", ".join(f"{x:.4f}" for x in w) + "]"  # noqa: E731
+    state = s.changed(s.default_state(), seed=seed, tokens=[[0.0, 1.0]], heads=1, kv_heads=1)  # any state: the
+    (sentence,) = exercise.random_sentence(state)                                               # seed is what counts
+    assert sentence == (f"With seed {seed}, head 0's first row goes from {row(before[0][0])} to {row(after[0][0])}. "
+                        f"Head 1's goes from {row(before[1][0])} to {row(after[1][0])}.")
+    assert '<span id="exercise-random-rows"><!--render:exercise-random-rows--></span>' in SECTION.read_text()
+
+
+def test_the_seed_0_sentence_has_the_rows_worked_in_issue_28():
+    (sentence,) = exercise.random_sentence(s.default_state())
+    assert "head 0's first row goes from [0.7513, 0.2487] to [0.5109, 0.4891]" in sentence
 
 
 def test_the_section_keeps_the_status_line_and_the_moved_summary():

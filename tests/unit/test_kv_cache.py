@@ -211,7 +211,7 @@ def test_a_group_shows_one_set_of_keys_and_values_and_each_heads_own_queries():
     independent = mha.multi_head_attention(state["tokens"], 4, kv_heads=2,
                                            **mha.random_projections(8, 4, kv_heads=2, seed=3))
     figure = kv.group_figure(state, result)
-    tables = find(figure, "table")
+    tables = find(kv.group_tables(result), "table")
     assert [t[1]["aria-label"] for t in tables] == ["query head 0 and key/value head 0",
                                                     "query head 1 and key/value head 0"]
     columns = {h: {name: [text(c) for c in find(t, "td") if name in c[1]["class"].split()]
@@ -227,18 +227,20 @@ def test_a_group_shows_one_set_of_keys_and_values_and_each_heads_own_queries():
 
 
 def test_identity_slices_say_that_sharing_would_switch_them():
-    figure = kv.group_figure(figure_state.default_state(), figure_state.compute(figure_state.default_state()).result)
+    result = figure_state.compute(figure_state.default_state()).result
+    figure = kv.group_figure(figure_state.default_state(), result)
     assert "Choosing fewer key/value heads switches on random projections" in text(figure)
     assert "alone reads key/value head 0" in text(find(figure, "figcaption")[0])
     # nothing is shared: the headers do not say it is
-    assert [text(th) for th in find(find(figure, "table")[0], "th")][2:4] == ["keys", "values"]
+    assert [text(th) for th in find(find(kv.group_tables(result), "table")[0], "th")][2:4] == ["keys", "values"]
 
 
 def test_a_large_group_is_cut_to_what_a_reader_can_read():
     state = figure_state.changed(shared_state(heads=8, kv_heads=1), tokens=[[0.5] * 8] * 6)
-    figure = kv.group_figure(state, figure_state.compute(state).result)
-    assert len(find(figure, "table")) == kv.GROUP_HEADS_SHOWN
-    assert len(find(find(figure, "table")[0], "tbody")[0][2:]) == kv.GROUP_TOKENS_SHOWN
+    result = figure_state.compute(state).result
+    figure, tables = kv.group_figure(state, result), kv.group_tables(result)
+    assert len(find(tables, "table")) == kv.GROUP_HEADS_SHOWN
+    assert len(find(find(tables, "table")[0], "tbody")[0][2:]) == kv.GROUP_TOKENS_SHOWN
     assert "(4 more query heads read it too.)" in text(figure)
 
 
@@ -288,7 +290,7 @@ def test_a_count_of_one_is_said_in_the_singular():
     assert kv.sharing_name(1, 1) == "plain multi-head: the one query head has its own keys and values"
     state = figure_state.changed(figure_state.with_width(figure_state.default_state(), 16), tokens=[[0.5] * 16])
     caption = text(find(kv.group_figure(state, figure_state.compute(state).result), "figcaption")[0])
-    assert caption.endswith(" First 1 token and 4 numbers of each vector shown.")
+    assert caption.endswith(" The tables show the first 1 token and 4 numbers of each vector.")
 
 
 def test_kv_cache_table_has_one_row_per_model_with_its_config_and_flags():
@@ -334,22 +336,35 @@ def test_read_kv_fields_rejects_bad_input(field, value, message):
 # --- section 6's prose: every number from mha ------------------------------------------
 
 def test_the_prose_numbers_are_mhas():
-    """Worked by hand: 128 KiB a token; 8192 x 128 KiB = 1 GiB (4 GiB with 32 kv heads); 16 x 1 GiB;
+    """Worked by hand: 128 KiB a token; 8192 x 128 KiB = 1 GiB (4 GiB with 32 kv heads); 15 x 1 GiB (the
+    fewest caches past the weights' 14.96 GiB, test_caches_outweigh_the_weights_from_the_fifteenth_conversation);
     131072 x 128 KiB = 16 GiB; Mistral keeps 4096 tokens: 512 MiB instead of 32768 x 128 KiB = 4 GiB."""
     prose = {key: make() for key, make in kv.PROSE.items()}
     assert prose == {
         "kv-model": "Llama-3-8B", "kv-model-kv-heads": "8", "kv-model-heads": "32", "kv-per-token": "128.0 KiB",
         "kv-context": "8192", "kv-cache-context": "1.00 GiB", "kv-cache-unshared": "4.00 GiB",
-        "kv-weights": "14.96 GiB", "kv-weights-gb": "16 GB", "kv-batch": "16", "kv-cache-batch": "16.00 GiB",
+        "kv-weights": "14.96 GiB", "kv-weights-gb": "16 GB", "kv-batch": "15", "kv-cache-batch": "15.00 GiB",
         "kv-long-model": "Llama-3.1-8B", "kv-long-context": "131072", "kv-cache-long": "16.00 GiB",
         "kv-window-model": "Mistral-7B-v0.1", "kv-window": "4096", "kv-window-context": "32768",
         "kv-cache-windowed": "512.0 MiB", "kv-cache-unwindowed": "4.00 GiB",
     }
 
 
+def test_caches_outweigh_the_weights_from_the_fifteenth_conversation():
+    """Llama-3-8B in bf16: 8,030,261,248 parameters x 2 = 16,060,522,496 B of weights; one cache of 8192 tokens is
+    2 x 32 layers x 8 kv heads x 128 x 2 bytes x 8192 = 1,073,741,824 B (1 GiB). 14 caches are 15,032,385,536 B,
+    under the weights; 15 are 16,106,127,360 B, over them."""
+    shape = next(s for s in mha.MODEL_SHAPES if s.name == "Llama-3-8B")
+    assert mha.caches_outweigh_weights(shape, 8192) == 15
+    assert 14 * 1_073_741_824 < 16_060_522_496 < 15 * 1_073_741_824
+    assert mha.caches_outweigh_weights(shape, 8192, bytes_per_weight=1) == 8  # int8: 7.48 GiB, so 8 caches
+    with pytest.raises(ValueError, match="parameter count is not known"):
+        mha.caches_outweigh_weights(mha.ModelShape("custom", 1, 1, 1, 1), 10)
+
+
 def test_the_section_types_no_number_of_its_own():
     """Every quantity in section 6's prose is a <!--value:KEY--> mark that PROSE fills; the digits left
-    are names (section 3, head 1), the formula's closing factor 2 (a key and a value), the heading's 6,
+    are names (section 2, head 1), the formula's closing factor 2 (a key and a value), the heading's 6,
     and the paragraph that cites published results (its figures are the papers', not the page's)."""
     source = SECTION.read_text()
     cited = re.search(r"<p><strong>What sharing costs.</strong>.*?</p>", source, flags=re.S)
@@ -359,4 +374,4 @@ def test_the_section_types_no_number_of_its_own():
     assert marks and marks <= set(kv.PROSE)
     prose = html.unescape(re.sub(r"<!--.*?-->|<div .*?</div>|<[^>]+>", " ", source, flags=re.S))
     numbers = re.findall(r"(?<![\w.])\d[\d.,]*", prose)
-    assert sorted(set(numbers)) == ["1", "2", "3", "6."], numbers
+    assert sorted(set(numbers)) == ["1", "2", "6."], numbers

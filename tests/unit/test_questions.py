@@ -8,10 +8,13 @@ Worked by hand (the worked example and exercise are derived in tests/conftest.py
   weights do differ: heads x n x n = 8 against 4. So the answer is "the same".
 - section 3, head 0, token 1's query [0.9, 0.1]: 0.9 x 1 + 0.1 x 0 = 0.9 against token 0's key [1, 0],
   0.9 x 0.9 + 0.1 x 0.1 = 0.82 against its own. Gap 0.08 / sqrt(2) = 0.0566, s(0.0566) = 0.5141 on
-  token 0: the answer is token 0.
+  token 0. Token 0's key stretched to [2, 0]: 1.8 against 0.82, gap 0.98 / sqrt(2) = 0.6930,
+  s(0.6930) = 0.6666 on token 0: the weight rises.
 - section 4: head 1 ties at 0.5000 / 0.5000; the wide head's rows move from [0.6341, 0.3659] and
   [0.3870, 0.6130] to [0.5125, 0.4875] and [0.5100, 0.4900]; head 0 does not move.
-- cross-attention: 2 asking tokens x 3 context tokens, so rows are n and columns m.
+- cross-attention with the causal mask on: token 0's query in head 0 [1, 0] against the context's keys
+  [1, 0], [0, 1], [0.9, 0.1] scores 1, 0, 0.9; / sqrt(2), exp: 2.0281, 1, 1.8896 of 4.9177, so
+  [0.4124, 0.2033, 0.3843]: every context token is read (the page applies no mask across sequences).
 - section 6, per token, 2 bytes a number, keys and values: Llama-2-7B 2 x 32 layers x 32 kv heads x
   128 x 2 = 524,288 B = 512 KiB; Llama-3-70B 2 x 80 x 8 x 128 x 2 = 327,680 B = 320 KiB: the 7B's is bigger.
 - section 9 at 1,000 distractors, head 0: a distractor scores 0, so in units of its weight (e^0 = 1) token 0
@@ -34,13 +37,14 @@ pytestmark = pytest.mark.usefixtures("built_site")
 
 # --- test data ---------------------------------------------------------------
 
-ANSWERS = {"recipe": "same", "worked": "token-0", "exercise": "head-1-wide", "cross": "nxm", "sharing": "small",
+ANSWERS = {"recipe": "same", "worked": "up", "exercise": "head-1-wide", "cross": "all", "sharing": "small",
            "prompts": "fifth"}
 EXPECTED = {
     "recipe": ["64 parameters", "160 multiply-adds", "8 weights against 4"],
-    "worked": ["scores 0.9 against token 0's key [1, 0]", "only 0.82 against its own", "[0.5141, 0.4859]"],
+    "worked": ["scores 0.9 against token 0's key", "only 0.82 against its own", "key scores 1.8",
+               "from [0.5141, 0.4859] to [0.6666, 0.3334]"],
     "exercise": ["[0.5000, 0.5000]", "to [0.5125, 0.4875] and [0.5100, 0.4900]"],
-    "cross": ["n \u00d7 m at any count", "2 \u00d7 3 at the start"],
+    "cross": ["[0.4124, 0.2033, 0.3843]", "every context token gets a share"],
     "sharing": ["2 \u00d7 32 layers \u00d7 32 key/value heads \u00d7 width 128 \u00d7 2 bytes = 512.0 KiB",
                 "2 \u00d7 80 layers \u00d7 8 key/value heads \u00d7 width 128 \u00d7 2 bytes = 320.0 KiB"],
     "prompts": ["token 0 then weighs 286.2 and the query itself 16.9", "286.2 + 16.9 + 1,000 units",
@@ -51,9 +55,9 @@ EXPECTED = {
 # numbers one per cell, so a bracketed row or a sentence is what a giveaway looks like).
 GIVEAWAYS = {
     "recipe": ["the same as one head of width 4", "2 weight tables of 2 × 2 instead of 1"],
-    "worked": ["[0.5141, 0.4859]", "0.5141 on"],
+    "worked": ["[0.6666, 0.3334]", "0.6666"],
     "exercise": ["[0.5, 0.5]", "[0.5125, 0.4875]", "not one of its weights"],
-    "cross": ["one more column"],
+    "cross": ["does not apply", "[0.4124, 0.2033, 0.3843]"],
     "sharing": ["512.0 KiB", "320.0 KiB"],
     "trained": ["induction score falls to", "with layer 0 switched off"],
 }
@@ -97,8 +101,16 @@ def test_the_exercise_moves_head_1_and_the_wide_head_only():
     assert questions.exercise_moved() == (False, True, True)
 
 
-def test_cross_attention_has_a_row_per_asking_token_and_a_column_per_context_token():
-    assert questions.cross_shape() == ((2, 3), (2, 3))
+def test_a_stretched_key_of_the_same_direction_takes_more_of_token_1s_weight():
+    (on_stretched, on_self), weights = questions.worked_head_0(questions.stretched_tokens())
+    assert on_stretched == pytest.approx(1.8) and on_self == pytest.approx(0.82)
+    on_token_0 = 1 / (1 + math.exp(-(1.8 - 0.82) / math.sqrt(2)))
+    assert weights == pytest.approx([on_token_0, 1 - on_token_0], abs=1e-12) and f"{on_token_0:.4f}" == "0.6666"
+
+
+def test_cross_attention_reads_every_context_token_with_the_causal_mask_on():
+    e = [math.exp(1 / math.sqrt(2)), 1.0, math.exp(0.9 / math.sqrt(2))]
+    assert questions.cross_row() == pytest.approx([x / sum(e) for x in e], abs=1e-12)
 
 
 def test_llama_2_7b_keeps_more_cache_per_token_than_llama_3_70b():
@@ -182,7 +194,8 @@ def test_section_2s_counts_are_under_its_question_and_wait_for_check(built_site)
 def test_what_waits_for_a_check_names_a_question_and_is_hidden_until_then(built_site):
     page = (built_site / "index.html").read_text()
     marks = re.findall(r'<[a-z]+ [^>]*data-(after|before)="([a-z0-9-]+)"[^>]*>', page)
-    assert {qid for _, qid in marks} == {"recipe", "exercise"}  # section 2's cost line and its note; section 4's last paragraphs
+    # section 2's cost line and its note; section 4's last paragraphs; section 6's table of published models
+    assert {qid for _, qid in marks} == {"recipe", "exercise", "sharing"}
     for tag in re.findall(r'<[a-z]+ [^>]*data-(?:after|before)="[a-z0-9-]+"[^>]*>', page):
         hidden = re.search(r"\shidden(\s|>|=)", tag) is not None
         assert hidden == ("data-after" in tag), tag

@@ -276,3 +276,17 @@ def test_random_projections_through_the_gate_match_plain_mha_to_the_bit():
         kept = s.compute(current)
         plain = mha.multi_head_attention(current["tokens"], 2, **mha.random_projections(8, 2, seed=3))
         assert kept.result.weights == plain.weights and kept.result.outputs == plain.outputs
+
+
+def test_the_way_back_to_the_lesson_shape_cuts_or_pads_tokens_to_width_4_and_keeps_the_rest():
+    """Section 3's button (issue 28): width 8, 4 heads sharing 2 key/value heads, random projections, seed 5 ->
+    width 4 (each token's first 4 slots), 2 plain heads; the projections, seed and mask stay."""
+    start = s.changed(s.with_width(s.default_state(), 8), heads=4, kv_heads=2, projections="random", seed=5,
+                      causal=True)
+    start = s.with_number(start, "tokens", 1, 3, 7.0)
+    back = s.with_lesson_shape(start)
+    assert back["tokens"] == [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 7.0]]
+    assert (back["heads"], back["kv_heads"], back["projections"], back["seed"], back["causal"]) == (2, 2, "random", 5, True)
+    assert s.lesson_shape(back) and not s.lesson_shape(start) and s.lesson_shape(s.default_state())
+    narrow = s.with_lesson_shape(s.with_width(s.default_state(), 2))
+    assert narrow["tokens"] == [[1.0, 0.0, 0.0, 0.0], [0.9, 0.1, 0.0, 0.0]]  # padded with zeros

@@ -22,7 +22,8 @@ What is swept (the product below, each a list of the reader's actions from a fre
 - section 4's buttons (both exercises, back to the lesson's tokens, reset the figures) from many states;
 - section 8: the story sentences over the 100 seeds of site/figures/training_seeds.json.
 
-Left out, on purpose: fig-blend (section 1) and section 2's cost figure (fig-recipe-costs, and the line and
+Section 1's fig-blend moves only with its own three tokens: its sentences are swept over typed tokens at the end
+of this file. Left out, on purpose: section 2's cost figure (fig-recipe-costs, and the line and
 sequence-length field replacing it: fig-recipe-line, fig-cost-seq-len, fig-cost-share, the cost-seq-len
 control) were being rewritten while this file was written, and so were the code cells: their own tests
 cover them. The trained model's figures
@@ -152,6 +153,8 @@ class Page:
         elif name == "preset-lesson":
             self.commit(page_state.with_preset(s, mha.LESSON_TOKENS))
             self.status = exercise.status(name, self.state)
+        elif name == "lesson-shape":  # main.on_lesson_shape: section 3's way back to width 4, 2 plain heads
+            self.commit(page_state.with_lesson_shape(s))
         elif name == "reset-all":  # main.on_reset: the KV calculator keeps its numbers
             self.commit({**page_state.default_state(), "kv": s["kv"]})
             self.status = exercise.status(name, self.state)
@@ -285,6 +288,9 @@ def _settings():
         "shared-then-more-heads": [("width", 8), ("kv-heads", 1), ("heads", 8), ("sharing-heads", 2)],
         "nine-tokens-past-the-pictures": [("width", 8), *[("add-token",)] * 7, ("cross", True),
                                           *[("add-context-token",)] * 6, ("field", "context", 8, 7, "-2")],
+        "shared-then-lesson-shape": [("width", 16), ("heads", 8), ("kv-heads", 2), ("field", "tokens", 1, 3, "7"),
+                                     ("lesson-shape",)],
+        "wide-random-then-lesson-shape": [("width", 64), ("projections", "random"), ("lesson-shape",)],
         "large-numbers": [("field", "tokens", 0, 0, "1e6"), ("field", "tokens", 1, 1, "-1e6"),
                           ("projections", "random"), ("field", "tokens", 1, 3, "1e100")],
     }
@@ -755,14 +761,45 @@ def patches_carry_the_numbers_the_tables_show(r):
         assert [words for words, _ in patch["marked"]] == marked, fid
 
 
+# --- checks: section 4's sentence after the second exercise ------------------------------------
+
+@check
+def section_4s_second_exercise_quotes_numpys_rows_at_the_states_seed(r):
+    """The lesson's tokens and the exercise's, 2 heads, random projections of the state's seed, in numpy:
+    each head's first row before and after, 4 decimals, and 'stays' only when the printed rows are equal."""
+    weights = mha.random_projections(4, 2, seed=r.page.state["seed"])
+    rows = [reference(tokens, 2, 2, False, weights).weights for tokens in (mha.LESSON_TOKENS, mha.EXERCISE_TOKENS)]
+    said = text(r.trees["exercise-random-rows"])
+    assert said.startswith(f"With seed {r.page.state['seed']}, head 0's first row "), said
+    for h, subject in enumerate(("head 0's first row", "Head 1's")):
+        found = re.search(rf"{subject} (goes from|stays) (\[[^]]+\])(?: to (\[[^]]+\]))?\.", said)
+        assert found, (h, said)
+        verb, was, now = found.groups()
+        was, now = bracketed(was), bracketed(now or found.group(2))
+        assert all(map(close_printed, was, rows[0][h][0])) and all(map(close_printed, now, rows[1][h][0])), said
+        same = [f"{x:.4f}" for x in rows[0][h][0]] == [f"{x:.4f}" for x in rows[1][h][0]]
+        assert (verb == "stays") == same, said
+
+
+def bracketed(vector):
+    """'[0.7513, 0.2487]' -> ['0.7513', '0.2487']."""
+    return vector.strip("[]").split(", ")
+
+
 # --- checks: sizes, sharing, slots, controls ------------------------------------------------------
 
 @check
 def section_3s_note_names_the_states_width_heads_and_key_value_heads(r):
     n, d, heads, kv, *_ = sizes(r.page.state)
-    assert text(r.trees["fig-set-elsewhere"]) == (
-        f"Width {d} and {plural(heads, 'head')}: set by section 2's pickers; "
-        f"{plural(kv, 'key/value head')}: set by section 6's picker.")
+    said = text(r.trees["fig-set-elsewhere"])
+    if (d, heads, kv) == (4, 2, 2):
+        assert said == "", said
+    else:
+        assert said == (f"Not the worked example's sizes: width {d} and {plural(heads, 'head')} (section 2), "
+                        f"{plural(kv, 'key/value head')} (section 6). back to width 4 and 2 plain heads"), said
+        back = page_state.with_lesson_shape(r.page.state)  # the button's way back keeps every token's first slots
+        assert sizes(back)[1:4] == (4, 2, 2) and page_state.compute(back), back
+        assert back["tokens"] == [(list(row) + [0.0] * 4)[:4] for row in r.page.state["tokens"]]
 
 
 @check
@@ -814,7 +851,7 @@ def kv_group_shows_numpys_queries_keys_and_values_of_key_value_head_0(r):
     else:
         assert note.startswith("Each query head has keys and values of its own")
     shown = min(group, 4)
-    tables = find(tree, "table")
+    tables = find(r.trees["fig-kv-group-tables"], "table")
     assert [t[1]["aria-label"] for t in tables] == [f"query head {h} and key/value head 0" for h in range(shown)]
     shared = " (shared)" if group > 1 else ""
     for h, t in enumerate(tables):
@@ -833,7 +870,22 @@ def kv_group_shows_numpys_queries_keys_and_values_of_key_value_head_0(r):
     else:
         assert words.startswith(f"Key/value head 0 serves query heads {', '.join(map(str, range(group)))}.")
     assert (f"({group - 4} more query heads read it too.)" in words) == (group > 4)
-    assert ("First" in words) == (n > 4 or hw > 4)
+    assert ("The tables show the first" in words) == (n > 4 or hw > 4)
+    # issue 28: one cached row (token 0's, key/value head 0) read by the group's heads, each weight numpy's
+    weights = {h: own.weights[h][n - 1][0] for h in range(shown)}
+    (said,) = [text(p) for p in with_class(tree, "p", "kv-row-note")]
+    if shown == 1:
+        assert said == (f"Query head 0 alone reads key/value head 0's cached row for token 0; token {n - 1}'s "
+                        f"query gives it {weights[0]:.2f}."), said
+    else:
+        names = ", ".join(map(str, range(shown - 1))) + f" and {shown - 1}"
+        given = ", ".join(f"{weights[h]:.2f} in head {h}" for h in range(shown))
+        differ = any(not np.array_equal(own.queries[h][n - 1], own.queries[0][n - 1]) for h in range(shown))
+        why = "Their queries differ, so each weighs it on its own" if differ else "Their queries are the same here"
+        assert said == (f"Query heads {names} read one cached row, token 0's key and value in key/value head 0. "
+                        f"{why}: token {n - 1} gives that row {given}."), said
+    drawn = [text(t) for t in find(tree, "text") if "kv-row-weight" in class_list(t)]
+    assert drawn == [f"{weights[h]:.2f}" for h in range(shown)], drawn
 
 
 @check
@@ -1133,6 +1185,10 @@ def test_a_patch_carries_the_numbers_its_tables_show_at_every_setting():
     assert_true_everywhere(patches_carry_the_numbers_the_tables_show)
 
 
+def test_section_4s_second_exercise_quotes_numpys_rows_at_the_states_seed_at_every_setting():
+    assert_true_everywhere(section_4s_second_exercise_quotes_numpys_rows_at_the_states_seed)
+
+
 def test_section_3s_note_names_width_heads_and_key_value_heads_at_every_setting():
     assert_true_everywhere(section_3s_note_names_the_states_width_heads_and_key_value_heads)
 
@@ -1334,3 +1390,44 @@ def test_section_8s_copy_story_says_each_guess_as_measured(repeat_guess, repeat_
               f"the guess is {near_guess} with p = {near_p:.2f}: the {'earlier' if near_guess == 'C' else 'later'} "
               f"A wins, whichever id was meant")
     assert said.endswith(ending + ".")
+
+
+# --- section 1: the sentences under the blend, over tokens a reader may type -----------------------
+
+BLEND_TOKENS = {  # name -> section 1's three tokens (the last asks, under the causal mask)
+    "as loaded": mha.BLEND_TOKENS,
+    "both heads pick token 0": [[6.0, 0.0, 6.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]],
+    "three equal tokens": [[1.0, 1.0, 1.0, 1.0]] * 3,
+    "token 0 negative": [[-3.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 2.5], [1.0, 0.0, 1.0, 0.0]],
+    "the query asks for nothing": [[6.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+    "the query picks itself": [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0], [5.0, 0.0, 5.0, 0.0]],
+    "large": [[1e3, 0.0, -1e3, 0.0], [-1e3, 5.0, 1e3, 0.0], [1.0, 0.0, 1.0, 0.0]],
+    "near half": [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.03, 0.0, 0.03, 0.0]],
+}
+
+
+@pytest.mark.parametrize("tokens", BLEND_TOKENS.values(), ids=BLEND_TOKENS)
+def test_section_1s_sentences_say_numpys_weights_and_outputs_for_any_tokens(tokens):
+    """Issue 28: each head's return is 'mostly token t's own' slots exactly when numpy gives t more than half the
+    weight, else 'an average'; the vectors and weights are numpy's, to 2 decimals."""
+    x = np.array(tokens, dtype=float)
+    state = page_state.changed(page_state.default_state(), blend=[list(row) for row in tokens])
+    svg, wide_note, concat_note, _ = FIGURES["fig-blend"].build(state, None, None)
+    parts = [("One wide head: ", 0, 4, text(wide_note))]
+    said = text(concat_note)
+    assert said.startswith("Two heads, side by side. "), said
+    parts += [(f"Head {h}'s part, ", 2 * h, 2 * h + 2, said) for h in range(2)]
+    for subject, start, stop, sentence in parts:
+        q, k = x[-1, start:stop], x[:, start:stop]
+        w = softmax_rows(q @ k.T / math.sqrt(stop - start))
+        out = w @ k
+        shown = "[" + ", ".join(f"{v:.2f}" for v in out) + "]"
+        sep = ", " if subject.startswith("Head") else " "
+        claim = sentence[sentence.index(subject) + len(subject):].split(". ")[0].rstrip(".")
+        top = int(np.argmax(w))
+        if w[top] > 0.5:
+            own = "[" + ", ".join(f"{v:.4f}".rstrip("0").rstrip(".") for v in x[top, start:stop]) + "]"
+            assert claim == f"{shown}{sep}is mostly token {top}'s own {own}: it gives {w[top]:.2f} to token {top}", claim
+        else:
+            assert claim.startswith(f"{shown}{sep}is an average: no token gets more than half its weight ("), claim
+            assert f"{w.max():.2f}" in claim, claim

@@ -7,7 +7,8 @@ tokens = [
     [1.0, 0.0, 0.0, 1.0],   # token 0
     [0.9, 0.1, 1.0, 0.0],   # token 1: same object, another time
 ]
-# Try token 1 = [0.9, 0.1, 0.0, 1.0]: only head 1 moves.
+# Try token 1 = [0.9, 0.1, 0.0, 1.0]: head 1 moves, head 0 does not
+# (section 3's wide head reads every slot, so it moves too).
 heads = 2
 head_width = len(tokens[0]) // heads   # 4 slots / 2 heads = 2 each
 
