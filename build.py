@@ -59,6 +59,7 @@ RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")      # a figure's pre-re
 SECTION_MARK = re.compile(r"<!--section:([a-z0-9-]+)-->")    # site/sections/NAME.html, one lesson section
 VALUE_MARK = re.compile(r"<!--value:([a-z0-9-]+)-->")        # a number in the prose, from figures.prose()
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
+WHEEL_SUFFIXES = (".py", ".json")  # what py/mha ships: modules, and package data such as mha/text/model.json
 WHEEL_TIME = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: the same sources give the same wheel
 SUB_PATH = "/lesson/"
 # The browser enforces "nothing is sent to a server": scripts, workers and connections from the
@@ -348,12 +349,16 @@ def _project():
 
 
 def _build_wheel():
-    """py/mha as a pure-Python wheel, by hand: METADATA, WHEEL, RECORD with sha256; (file name, bytes), deterministic."""
+    """py/mha as a pure-Python wheel, by hand: METADATA, WHEEL, RECORD with sha256; (file name, bytes), deterministic.
+
+    Its modules and its package data (WHEEL_SUFFIXES: mha/text/model.json, the character model's weights).
+    """
     project = _project()
     name, version = project["name"], project["version"]
     dist_info = f"{name}-{version}.dist-info"
     files = _with_bytecode({f"{name}/{p.relative_to(PY / name).as_posix()}": p.read_bytes()
-                            for p in sorted((PY / name).rglob("*.py")) if "__pycache__" not in p.parts})
+                            for p in sorted((PY / name).rglob("*")) if p.suffix in WHEEL_SUFFIXES
+                            and "__pycache__" not in p.parts})
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
         f"Summary: {project.get('description', '')}\n"

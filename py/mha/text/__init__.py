@@ -1,0 +1,25 @@
+"""A tiny character-level language model, trained by scripts/train_text_model.py, read in pure Python.
+
+    model = mha.text.load()
+    reading = mha.text.read(model, 'get a7x2k9\\n{"id":"a7x2k9"}', off=[(0, 1)])
+    reading.guess, reading.probability, reading.heads     # per position, per head
+    mha.text.extend(model, reading, "more")               # the KV cache: only the new rows
+
+Two attention-only layers of two heads on a residual stream of width 32, context 32 characters
+(the shape and vocabulary are read from model.json). Text is lower-cased; anything else outside
+the vocabulary, an empty text or one longer than the context is a ValueError (parse_text).
+"""
+
+from .model import TextModel, from_data, load, parse_off, parse_text, sinusoids
+from .reading import Reading, extend, read
+from .experiments import Continuation, Greedy, continuation_probability, greedy
+from .measure import (bigram_bits, bits_per_character, copy_accuracy, head_scores, induction_positions, measure,
+                      name_heads)
+
+__all__ = (
+    "TextModel", "from_data", "load", "parse_off", "parse_text", "sinusoids",
+    "Reading", "extend", "read",
+    "Continuation", "Greedy", "continuation_probability", "greedy",
+    "bigram_bits", "bits_per_character", "copy_accuracy", "head_scores", "induction_positions", "measure",
+    "name_heads",
+)

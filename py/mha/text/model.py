@@ -1,0 +1,141 @@
+"""The shipped character model: its file, its frozen weights, and the one check of a reader's text.
+
+model.json (package data, read with importlib.resources, so it loads the same from the wheel in
+Pyodide) holds the vocabulary, the shape, the weights that scripts/train_text_model.py trained,
+the held-out evaluation sets and what was measured on them. The residual stream of character i is
+
+    x_i = embed[char_i] + position_i,   position_i[2j] = sin(i / 10000^(2j/d)), [2j+1] = cos(...)
+
+(d = width; fixed sinusoids, not learned). Each layer adds its heads' attention to it; after the
+last, logits = x @ readout + readout_bias (an untied readout: not embed^T).
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+
+from ..projections import Projection
+
+FILE = "model.json"
+
+
+@dataclass(frozen=True, eq=False)
+class TextModel:
+    """The model, frozen: vocab (a str, one character per token id), shape, weights as Projections.
+
+    blocks: per layer (w_q, w_k, w_v, w_o), each width x width, applied as x @ W; head h reads
+    slots [h * head_width, (h + 1) * head_width) of the queries, keys and values. measurements,
+    about and evaluation are decoded afresh on each read, so no caller can change the model's own.
+    """
+
+    vocab: str
+    context: int
+    layers: int
+    heads: int
+    width: int
+    embed: Projection       # len(vocab) x width
+    positions: Projection   # context x width, the fixed sinusoids
+    blocks: tuple           # layers x (w_q, w_k, w_v, w_o)
+    readout: Projection     # width x len(vocab)
+    readout_bias: tuple     # len(vocab)
+    about_json: str = "{}"
+    evaluation_json: str = "{}"
+    measurements_json: str = "{}"
+
+    @property
+    def head_width(self):
+        """width / heads: the slots each head reads."""
+        return self.width // self.heads
+
+    @property
+    def measurements(self):
+        """What scripts/train_text_model.py measured with mha.text.measure (a JSON-able dict)."""
+        return json.loads(self.measurements_json)
+
+    @property
+    def about(self):
+        """seed, steps, parameters, corpus recipe, training seconds: how the weights were made."""
+        return json.loads(self.about_json)
+
+    @property
+    def evaluation(self):
+        """The held-out sets, as text: trained and unseen prompt forms, repeats, docstrings, bigram counts."""
+        return json.loads(self.evaluation_json)
+
+    @property
+    def names(self):
+        """Every head as (layer, head), layer by layer."""
+        return [(layer, head) for layer in range(self.layers) for head in range(self.heads)]
+
+
+def sinusoids(context, width):
+    """context x width fixed positions: [i][2j] = sin(i / 10000^(2j / width)), [i][2j + 1] = cos of the same."""
+    rows = []
+    for i in range(context):
+        row = []
+        for j in range(0, width, 2):
+            angle = i / 10000 ** (j / width)
+            row += [math.sin(angle), math.cos(angle)]
+        rows.append(row[:width])
+    return Projection(rows)
+
+
+def from_data(data):
+    """A TextModel from model.json's decoded object (what the trainer writes)."""
+    config, weights = data["config"], data["weights"]
+    width, heads = config["width"], config["heads"]
+    if width % heads:
+        raise ValueError(f"width {width} is not divisible by {heads} heads")
+    blocks = tuple(tuple(Projection(block[name]) for name in ("w_q", "w_k", "w_v", "w_o"))
+                   for block in weights["layers"])
+    return TextModel(vocab=data["vocab"], context=config["context"], layers=len(blocks), heads=heads, width=width,
+                     embed=Projection(weights["embed"]), positions=sinusoids(config["context"], width),
+                     blocks=blocks, readout=Projection(weights["readout"]),
+                     readout_bias=tuple(float(b) for b in weights["readout_bias"]),
+                     about_json=json.dumps(data.get("about", {})),
+                     evaluation_json=json.dumps(data.get("evaluation", {})),
+                     measurements_json=json.dumps(data.get("measurements", {})))
+
+
+def load():
+    """The shipped model (py/mha/text/model.json), read through importlib.resources."""
+    return from_data(json.loads(resources.files(__package__).joinpath(FILE).read_text(encoding="utf-8")))
+
+
+def parse_text(model, text):
+    """text lower-cased, as the model reads it, or ValueError naming what is wrong.
+
+    Upper case becomes lower case (the vocabulary has none); any other character outside the
+    vocabulary is named with its position, counted from 0 as the model's positions are. An empty
+    text, or one longer than the context, is refused with its length.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"the text must be a string, got {type(text).__name__}")
+    if not text:
+        raise ValueError("the text is empty: type at least one character")
+    lowered = []
+    for i, char in enumerate(text):
+        low = char.lower()
+        if len(low) != 1 or low not in model.vocab:
+            raise ValueError(f"{char!r} (position {i}) is not in the model's {len(model.vocab)} characters")
+        lowered.append(low)
+    if len(text) > model.context:
+        raise ValueError(f"{len(text)} characters is longer than the model's context of {model.context}")
+    return "".join(lowered)
+
+
+def parse_off(model, off):
+    """off as a frozenset of (layer, head) pairs of the model's heads, or ValueError naming the one it lacks."""
+    names = model.names
+    pairs = set()
+    for pair in off:
+        try:
+            layer, head = pair
+        except (TypeError, ValueError):
+            raise ValueError(f"a head is a (layer, head) pair, got {pair!r}") from None
+        if (layer, head) not in names:
+            raise ValueError(f"head {layer}.{head} does not exist: the model has layers 0-{model.layers - 1}, "
+                             f"heads 0-{model.heads - 1} in each")
+        pairs.add((layer, head))
+    return frozenset(pairs)

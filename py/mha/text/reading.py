@@ -1,0 +1,123 @@
+"""Reading a text: the forward pass, with a KV cache so that typing at the end costs one row per head.
+
+For each layer, with x the residual stream (n x width):
+
+    1. project: q, k, v = x @ w_q, x @ w_k, x @ w_v, split into heads (n x head_width each)
+    2. attend, per head: outputs, weights = mha.attention(q, k, v, causal mask)
+    3. concat the heads' outputs (a head switched off gives zeros) and mix: x <- x + concat @ w_o
+
+then logits = x @ readout + readout_bias, and softmax(logits[i]) is the guess for character i + 1.
+Causal: position i reads keys 0..i only, so the keys and values of earlier positions never change
+when text is added. A Reading keeps them (the cache); extend() projects only the new characters
+and attends from their rows alone.
+"""
+
+from dataclasses import dataclass
+
+from ..attention import attention
+from ..heads import merge_heads, split_heads
+from ..projections import matmul
+from ..softmax import softmax
+from .model import parse_off, parse_text
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """What the model made of a text, position by position (all tuples: a Reading cannot change).
+
+    text: the lower-cased text; off: the (layer, head) pairs switched off; logits, probabilities:
+    n rows of len(vocab); weights[layer][head][i]: position i's softmax row over positions 0..i
+    (causal, so row i has i + 1 weights); keys, values [layer][head]: n rows of head_width (the cache).
+    """
+
+    text: str
+    off: frozenset
+    vocab: str
+    logits: tuple
+    probabilities: tuple
+    weights: tuple
+    keys: tuple
+    values: tuple
+
+    @property
+    def guess(self):
+        """The most likely next character at each position (the first, on a tie)."""
+        return [self.vocab[_argmax(row)] for row in self.probabilities]
+
+    @property
+    def probability(self):
+        """The probability of each guess."""
+        return [max(row) for row in self.probabilities]
+
+    def distribution(self, position, top=5):
+        """The `top` likeliest next characters after `position`, as (character, probability), likeliest first."""
+        row = self.probabilities[position]
+        order = sorted(range(len(row)), key=lambda t: (-row[t], t))[:top]
+        return [(self.vocab[t], row[t]) for t in order]
+
+    @property
+    def heads(self):
+        """One entry per head: {"layer", "head", "weights": rows (row i over positions 0..i), "causal": True}."""
+        return [{"layer": layer, "head": head, "weights": [list(row) for row in rows], "causal": True}
+                for layer, heads in enumerate(self.weights) for head, rows in enumerate(heads)]
+
+
+def read(model, text, off=()):
+    """The whole text from scratch; returns a Reading. off: (layer, head) pairs whose output is zeroed."""
+    return _advance(model, None, parse_text(model, text), parse_off(model, off))
+
+
+def extend(model, reading, more_text, off=()):
+    """reading's text followed by more_text, reusing reading's keys and values: only the new rows are computed.
+
+    With a different `off` than the reading's, the earlier positions' keys change too, so it reads the
+    whole text again.
+    """
+    off = parse_off(model, off)
+    text = parse_text(model, reading.text + more_text)
+    if off != reading.off:
+        return _advance(model, None, text, off)
+    if text == reading.text:
+        return reading
+    return _advance(model, reading, text[len(reading.text):], off)
+
+
+def _advance(model, earlier, more, off):
+    """The Reading of earlier.text + more (earlier None: from scratch), for checked inputs."""
+    start = len(earlier.text) if earlier else 0
+    n = start + len(more)
+    tokens = [model.vocab.index(char) for char in more]
+    x = [[e + p for e, p in zip(model.embed[t], model.positions[start + i])] for i, t in enumerate(tokens)]
+    mask = [[j <= start + i for j in range(n)] for i in range(len(more))]
+    all_weights, all_keys, all_values = [], [], []
+    for layer, (w_q, w_k, w_v, w_o) in enumerate(model.blocks):
+        # 1. project the new rows only: (m, d) -> (heads, m, head_width)
+        queries, keys, values = (split_heads(matmul(x, w), model.heads) for w in (w_q, w_k, w_v))
+        outputs, layer_weights, layer_keys, layer_values = [], [], [], []
+        for head in range(model.heads):
+            cached_keys = earlier.keys[layer][head] if earlier else ()
+            cached_values = earlier.values[layer][head] if earlier else ()
+            head_keys, head_values = cached_keys + tuple(keys[head]), cached_values + tuple(values[head])
+            # 2. attend from the new rows to every key so far (m x n, causal)
+            out, weights = attention(queries[head], list(head_keys), list(head_values), mask)
+            outputs.append([[0.0] * len(row) for row in out] if (layer, head) in off else out)
+            old_rows = earlier.weights[layer][head] if earlier else ()
+            layer_weights.append(old_rows + tuple(tuple(row[:start + i + 1]) for i, row in enumerate(weights)))
+            layer_keys.append(head_keys)
+            layer_values.append(head_values)
+        # 3. concat the heads (m, d) and add what w_o makes of them to the stream
+        x = [[a + b for a, b in zip(row, mixed)] for row, mixed in zip(x, matmul(merge_heads(outputs), w_o))]
+        all_weights.append(tuple(layer_weights))
+        all_keys.append(tuple(layer_keys))
+        all_values.append(tuple(layer_values))
+    logits = tuple(tuple(s + b for s, b in zip(row, model.readout_bias)) for row in matmul(x, model.readout))
+    probabilities = tuple(tuple(softmax(list(row))) for row in logits)
+    return Reading(text=(earlier.text if earlier else "") + more, off=off, vocab=model.vocab,
+                   logits=(earlier.logits if earlier else ()) + logits,
+                   probabilities=(earlier.probabilities if earlier else ()) + probabilities,
+                   weights=tuple(all_weights), keys=tuple(all_keys), values=tuple(all_values))
+
+
+def _argmax(row):
+    """The index of the largest entry (the first, on a tie)."""
+    return max(range(len(row)), key=row.__getitem__)
