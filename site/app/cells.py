@@ -31,6 +31,7 @@ _ran = {}       # run id -> the cell it ran, for the requests the page's policy 
 _refused = {}   # cell name -> the URLs refused since its last Run or Reset
 _queue = []        # cell names whose Run waits for the worker or for the run on now
 _escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
+_typed = set()     # cells typed in since the focus came: only there does Tab indent (cells/view.py's TAB)
 
 
 def draw(element_id, children):
@@ -214,7 +215,8 @@ def on_click(event):
 
 
 def on_keydown(event):
-    """Ctrl/Cmd+Enter or Shift+Enter runs; Tab indents and Shift+Tab dedents, unless Esc came first."""
+    """Ctrl/Cmd+Enter or Shift+Enter runs; once the reader has typed, Tab indents and Shift+Tab dedents, unless
+    Esc came first. Before that Tab moves on, as everywhere on the page."""
     if event.key in MODIFIERS or not event.target.matches("textarea[data-cell-code]"):
         return  # Shift alone (the start of Shift+Tab) must not forget an Esc
     name = _cell_of(event.target)
@@ -225,13 +227,20 @@ def on_keydown(event):
     elif event.key == "Enter" and (event.ctrlKey or event.metaKey or event.shiftKey):
         event.preventDefault()
         request_run(name)
-    elif event.key == "Tab" and not escaped and not (event.altKey or event.ctrlKey or event.metaKey):
+    elif event.key == "Tab" and name in _typed and not escaped and not (event.altKey or event.ctrlKey or event.metaKey):
         event.preventDefault()
         (_dedent if event.shiftKey else _indent)(event.target)
 
 
 def on_blur(event):
     _escaped.discard(_cell_of(event.target))
+    _typed.discard(_cell_of(event.target))
+
+
+def on_typed(event):
+    """The reader typed in the bare textarea (Reset's own "input" event does not bubble here)."""
+    if event.target.matches("textarea[data-cell-code]"):
+        _typed.add(_cell_of(event.target))
 
 
 def _indent(area):
@@ -267,3 +276,4 @@ def setup(page_browser, show, figure):
         container.addEventListener("click", browser.create_proxy(on_click))
         container.addEventListener("keydown", browser.create_proxy(on_keydown))
         container.addEventListener("focusout", browser.create_proxy(on_blur))
+        container.addEventListener("input", browser.create_proxy(on_typed))

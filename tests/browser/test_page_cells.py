@@ -317,14 +317,28 @@ def test_clicks_in_a_cell_off_its_buttons_do_nothing_once_python_is_ready(page, 
     expect(output(page, "two_heads")).to_be_empty()
 
 
-def test_keys_tab_indents_escape_then_tab_leaves(page, site_url):
-    """Tab / Shift+Tab indent and dedent; after Esc they move focus out and back: no keyboard trap."""
+def test_keys_tab_moves_on_until_the_reader_types_then_indents_and_escape_then_tab_leaves(page, site_url):
+    """Arriving by Tab, Tab moves on and the code stays; once the reader types, Tab / Shift+Tab indent and
+    dedent; after Esc they move focus out and back: no keyboard trap. The hint says so before the editor."""
     page.goto(site_url)
     wait_ready(page)
     editor = code(page, "two_heads")
     original = (CELLS / "two_heads.py").read_text()
+    hint = page.locator("#cell-two-heads-tab")
+    expect(hint).to_have_text(cell_view.TAB)
+    assert hint.bounding_box()["y"] < page.locator("#cell-two-heads-code").evaluate(
+        "area => area.closest('[data-cell]').querySelector('.cm-editor, textarea').getBoundingClientRect().top + scrollY")
+    assert "cell-two-heads-tab" in editor.get_attribute("aria-describedby")
     editor.focus()
+    page.keyboard.press("Tab")  # arrived, typed nothing: Tab moves on
+    expect(run_button(page, "two_heads")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(editor).to_be_focused()
+    expect(source(page, "two_heads")).to_have_value(original)
+
     editor.press("Control+Home")
+    editor.press("x")  # the reader types: from now on Tab indents
+    editor.press("Backspace")
     editor.press("Tab")
     expect(source(page, "two_heads")).to_have_value("    " + original)
     editor.press("Shift+Tab")
@@ -338,21 +352,62 @@ def test_keys_tab_indents_escape_then_tab_leaves(page, site_url):
     outline = run_button(page, "two_heads").evaluate("b => getComputedStyle(b).outlineStyle")
     assert outline != "none"  # focus is visible
 
-    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")  # back in: typed nothing since, so Shift+Tab moves on again
     expect(editor).to_be_focused()
-    editor.press("Escape")
     page.keyboard.press("Shift+Tab")
     expect(editor).not_to_be_focused()
     expect(source(page, "two_heads")).to_have_value(original)  # leaving typed nothing
 
-    editor.focus()  # Esc, then another key: Tab indents again
+    editor.focus()  # typed, then Esc, then another key: Tab indents again
     editor.press("Control+Home")
+    editor.press("x")
+    editor.press("Backspace")
     editor.press("Escape")
     editor.press("ArrowDown")
     editor.press("Tab")
     expect(editor).to_be_focused()
     lines = original.split("\n")
     expect(source(page, "two_heads")).to_have_value("\n".join([lines[0], "    " + lines[1], *lines[2:]]))
+
+
+CELLS_IN_ORDER = cell_view.CELLS
+TABBABLE = """() => {  // every control Tab should reach, in the page's order; each gets a data-tab mark
+    const all = [...document.querySelectorAll(
+        "a[href], button, input, select, textarea, summary, [tabindex], [contenteditable=true]")]
+        .filter(e => e.tabIndex >= 0 && !e.disabled && e.checkVisibility() && !e.closest("[inert]"));
+    const groups = new Set();
+    return all.filter(e => {  // a radio group is one Tab stop
+        if (e.type !== "radio") return true;
+        if (groups.has(e.name)) return false;
+        groups.add(e.name);
+        return true;
+    }).map((e, i) => { e.dataset.tab = e.type === "radio" ? "radio:" + e.name : String(i); return e.dataset.tab; });
+}"""
+
+
+def test_tab_from_the_top_reaches_every_control_and_never_changes_a_cells_code(page, site_url):
+    """Issue 30: a keyboard reader pressing Tab from the top to the end meets every control once and leaves every
+    cell's code as it was (Tab moves past an editor the reader has not typed in)."""
+    page.goto(site_url)
+    wait_cells_ready(page)
+    scroll_to(page, CELLS_IN_ORDER[0])  # the editor's script loads as a cell nears the screen
+    for area in page.locator("textarea[data-cell-code]").all():  # every editor up, so the list below holds them
+        area.dispatch_event("cell-editor")
+    expect(page.locator(".cm-editor")).to_have_count(len(cell_view.CELLS))
+    codes = [area.input_value() for area in page.locator("textarea[data-cell-code]").all()]
+    wanted = page.evaluate(TABBABLE)
+    page.evaluate("document.activeElement?.blur(); window.scrollTo(0, 0)")
+    reached = []
+    for _ in range(len(wanted) + 5):
+        page.keyboard.press("Tab")
+        mark = page.evaluate("""() => { const e = document.activeElement;
+            return e?.dataset?.tab ? (e.type === "radio" ? "radio:" + e.name : e.dataset.tab) : e?.tagName ?? null; }""")
+        if mark in ("BODY", None) or (reached and mark == reached[0]):
+            break  # past the last control
+        reached.append(mark)
+    missed = [m for m in wanted if m not in reached]
+    assert not missed, f"Tab never reached {len(missed)} controls, e.g. {missed[:5]}"
+    assert [area.input_value() for area in page.locator("textarea[data-cell-code]").all()] == codes
 
 
 def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, site_url):
