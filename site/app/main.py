@@ -306,7 +306,8 @@ def on_reset():
     """Sections 2-9's figures back to the worked example; the KV calculator and section 1 (its own reset) keep
     their numbers."""
     STATE.update({**figure_state.default_state(), "kv": STATE["kv"], "blend": STATE["blend"]})
-    say("fragment-notice", "")
+    for notice in ("link-notice", "fragment-notice", "kv-sharing-error", "context-error"):
+        say(notice, "")
     draw_everything(figure_state.compute(STATE))
     say("exercise-status", exercise.status("reset-all", STATE))
     window.mhaSetFragment(ENCODE)
@@ -354,23 +355,45 @@ def on_click(event):
 
 # --- the link, and the code cells ----------------------------------------------------
 
+# Where a refused key of a link is said beside its control (and, for all of them, #link-notice on the first screen).
+LINK_NOTICES = {"t": "fragment-notice", "h": "fragment-notice", "c": "fragment-notice", "p": "fragment-notice",
+                "s": "seed-error", "kv": "kv-sharing-error", "x": "context-error", "d": "distractors-error",
+                "len": "cost-seq-len-error"}
+
+
 def open_link(text):
-    """Apply a URL fragment's state; a malformed one is ignored with a notice. True if applied."""
+    """Apply a URL fragment's state, every key that is valid on its own; each refused key is named at the top
+    of the page and beside its control. True if anything was applied."""
+    for notice in ("link-notice", *set(LINK_NOTICES.values())):
+        say(notice, "")
     if text in ("", "#"):
-        say("fragment-notice", "")
         return False
     if "=" not in text and element(text.lstrip("#")):
         return False  # a plain in-page link (#section-id), not figure state
-    try:
-        fields = fragment.decode(text)  # ends in the gate, state.compute
-    except ValueError as error:
-        say("fragment-notice", str(error))
-        return False
-    view = commit("fragment-notice", figure_state.with_link(STATE, fields))
-    if len(STATE["tokens"][0]) > BIG_WIDTH:
-        element("outputs-details").open = False
-    draw_everything(view, mark=False)
-    return True
+    fields, refused = fragment.read(text)  # ends in the gate, state.compute
+    if fields is not None:
+        view = commit("fragment-notice", figure_state.with_link(STATE, fields))
+        if len(STATE["tokens"][0]) > BIG_WIDTH:
+            element("outputs-details").open = False
+        draw_everything(view, mark=False)
+    say_refused(refused, kept=fields is not None)
+    return fields is not None
+
+
+def say_refused(refused, kept):
+    """The link's refused keys: one sentence at the top of the page, and each beside its own control."""
+    if not refused:
+        return
+    named = "; ".join(f"{name}: {why}" for name, why in refused)
+    say("link-notice", (f"This link opened without {', '.join(name for name, _ in refused)} "
+                        f"(the page's own value is used there). {named}." if kept else fragment.PREFIX + named))
+    beside = {}
+    for name, why in refused:
+        key = name.partition("=")[0]
+        notice = LINK_NOTICES.get(key, "fragment-notice")
+        beside.setdefault(notice, []).append(f"The link's {name} was not used: {why}.")
+    for notice, sentences in beside.items():
+        say(notice, " ".join(sentences))
 
 
 def show_tokens(tokens):

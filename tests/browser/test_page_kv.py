@@ -82,7 +82,8 @@ def test_sharing_switches_on_random_projections_and_a_group_shares_keys_and_valu
 
 def test_a_link_with_shared_heads_on_identity_slices_is_refused_with_its_reason(browser, site_url):
     page, guard = open_page(browser, site_url, "#h=2&kv=1&p=id")
-    expect(page.locator("#fragment-notice")).to_contain_text(
+    expect(page.locator("#link-notice")).to_contain_text("This link opened without kv=1")
+    expect(page.locator("#kv-sharing-error")).to_contain_text(  # beside the key/value heads picker
         "shared key/value heads need random projections: with identity slices, query head 1 would score "
         "its slots 2-3 against keys made of query head 0's slots 0-1")
     expect(page.locator("#kv-heads")).to_have_value("2")

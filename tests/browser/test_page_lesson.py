@@ -407,9 +407,9 @@ def test_a_shared_link_reopens_the_same_figure(reader, browser, site_url):
 
 def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(browser, site_url):
     page, guard = open_page(browser, site_url, "#t=<img src=x onerror=document.title=1>")
-    notice = page.locator("#fragment-notice")
+    notice = page.locator("#link-notice")
     expect(notice).to_have_attribute("role", "alert")
-    expect(notice).to_contain_text("ignored the link's settings: the link contains characters it should not")
+    expect(notice).to_contain_text("ignored the link's settings: t: the link contains characters it should not")
     expect(page.locator("main img, main script")).to_have_count(0)
     expect(page).to_have_title("Multi-head attention, by hand")
     expect_tables(page, WORKED)
@@ -424,18 +424,43 @@ def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(br
     ("#t=" + ";".join(["1,0,0,1"] * (mha.MAX_TOKENS + 1)), f"at most {mha.MAX_TOKENS} tokens"),
     ("#t=1e309,0,0,1", "not a finite number"),
     ("#t=1e200,0,0,1;0.9,0.1,1,0&x=0,0,0,0;0,0,0,0", "too large"),  # once stopped the page from starting
-    ("#s=-1&p=rand", "seed must be between 0 and"),
-    ("#d=1001", "distractors must be between 0 and 1000"),
+    ("#s=-1", "seed must be between 0 and"),
+    ("#d=1001", "distractors must be between 0 and 1,000"),
 ])
 def test_a_malformed_link_is_ignored_with_a_notice(reader, fragment, words):
-    """Pasted into the address bar of an open page (hashchange): refused, and the figure keeps its state."""
+    """Pasted into the address bar of an open page (hashchange): nothing in it can be used, so it is refused at
+    the top of the page, and the figure keeps its state."""
     reader.evaluate("text => { location.hash = text; }", fragment)
-    notice = reader.locator("#fragment-notice")
+    notice = reader.locator("#link-notice")
     expect(notice).to_contain_text("ignored the link's settings")
     expect(notice).to_contain_text(words)
     expect(reader.locator("main img, main script")).to_have_count(0)
     expect(reader).to_have_title("Multi-head attention, by hand")
     expect_tables(reader, WORKED)
+
+
+def test_one_bad_key_of_a_link_costs_only_itself_and_is_said_on_the_first_screen_and_beside_its_control(
+        browser, site_url):
+    """Issue 30's link: width 4 is not divisible by 3 heads. The tokens, the random projections and the 50
+    distractors are kept; h=3 is named at the top (in the first screen) and beside the heads picker."""
+    page, guard = open_page(browser, site_url, "#t=1,0,0,1;0.9,0.1,0,1&h=3&p=rand&d=50")
+    top = page.locator("#link-notice")
+    expect(top).to_contain_text("This link opened without h=3")
+    expect(top).to_contain_text("width 4 is not divisible by 3 heads")
+    assert top.bounding_box()["y"] + top.bounding_box()["height"] <= page.viewport_size["height"]
+    expect(page.locator("#fragment-notice")).to_have_text(
+        "The link's h=3 was not used: width 4 is not divisible by 3 heads.")
+    expect(field(page, 1, 2)).to_have_value("0")
+    expect(field(page, 1, 3)).to_have_value("1")
+    expect(page.locator("#projections")).to_have_value("random")
+    expect(page.locator("#heads")).to_have_value("2")
+    expect(page.locator("#distractors")).to_have_value("50")
+    expect(page).to_have_url(re.compile(r"h=2&kv=2&c=0&p=rand&s=0&d=50"))  # the link now says what is shown
+    page.locator("#reset-all").click()
+    expect(top).to_be_empty()
+    expect(page.locator("#fragment-notice")).to_be_empty()
+    page.context.close()
+    assert not guard.problems(), guard.problems()
 
 
 def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):

@@ -246,7 +246,8 @@ def test_a_shared_link_carries_the_sequence_length_and_a_bad_one_is_refused(read
     expect(reader.locator("#cost-seq-len")).to_have_value("2")
     expect(share(reader)).to_have_text(["0.04%", "0.03%"])
     reader.evaluate("location.hash = '#len=0'")
-    expect(reader.locator("#fragment-notice")).to_contain_text("sequence length must be between 1 and 10000000")
+    expect(reader.locator("#link-notice")).to_contain_text("sequence length must be between 1 and 10,000,000")
+    expect(reader.locator("#cost-seq-len-error")).to_contain_text("The link's len=0 was not used")
     expect(share(reader)).to_have_text(["0.04%", "0.03%"])  # the figure keeps its state
 
 
