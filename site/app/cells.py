@@ -5,7 +5,7 @@ cells/worker.py), started in the background once the page's Python is ready.
 The page's interpreter, which draws the figures, never runs a reader's code.
 A run that passes the time limit, or whose Stop is pressed, ends by terminating
 the worker; a fresh one starts at once. One run at a time: a Run pressed
-meanwhile waits its turn. Every cell is found by its [data-cell] container;
+meanwhile waits its turn, and its Stop cancels it; a press that changes nothing says so. Every cell is found by its [data-cell] container;
 its original code is the pre-rendered <textarea>'s defaultValue, and its code now
 is the textarea's value, which the CodeMirror editor over it (cells/editor.mjs)
 keeps up to date. The keys below serve the bare textarea, when that editor is not up.
@@ -72,6 +72,7 @@ def on_worker_message(event):
         browser.document.body.dataset.cells = "failed"
         for name in list(_queue):
             _queue.remove(name)
+            _button(name, "stop").disabled = True
             _say(name, f"{cell_view.NO_PYTHON}: {message['reason']}")
     elif message.get("id") == _run["id"] and _run["name"] is not None:
         if kind == "output":
@@ -115,16 +116,27 @@ def _show(tokens):
 # --- runs ---------------------------------------------------------------------------
 
 def request_run(name):
-    """Queue a run of the cell's code as it is when its turn comes."""
-    if name in _queue or name == _run["name"]:
+    """Queue a run of the cell's code as it is when its turn comes; every press is answered in the status."""
+    if name == _run["name"]:
+        _say(name, cell_view.ALREADY_RUNNING)
         return
-    _queue.append(name)
+    if name in _queue:
+        _say(name, cell_view.ALREADY_QUEUED)
+        return
     if _worker["failed"]:
-        _queue.remove(name)
         _say(name, f"{cell_view.NO_PYTHON}: {_worker['failed']}")
         return
+    _queue.append(name)
+    _button(name, "stop").disabled = False  # Stop cancels a waiting run (and ends it once it runs)
     _say(name, cell_view.QUEUED if _run["name"] else cell_view.WAITING_FOR_PYTHON)
     _next()
+
+
+def cancel(name):
+    """Stop on a run still waiting its turn: it leaves the queue and never starts."""
+    _queue.remove(name)
+    _button(name, "stop").disabled = True
+    _say(name, cell_view.CANCELLED)
 
 
 def _next():
@@ -210,6 +222,8 @@ def on_click(event):
         request_run(name)
     elif action == "stop" and _run["name"] == name:
         _stop("stop")
+    elif action == "stop" and name in _queue:
+        cancel(name)
     elif action == "reset":
         reset(name)
 

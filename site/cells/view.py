@@ -127,8 +127,11 @@ def stopped(seconds, why):
 
 
 RUNNING = f"Running\u2026 (Stop, or {TIME_LIMIT:g} s, ends it)"
-WAITING_FOR_PYTHON = "Waiting for the cells' Python to start\u2026 (it loads in the background)"
-QUEUED = "Waiting for the running cell to finish\u2026"
+WAITING_FOR_PYTHON = "Waiting for the cells' Python to start\u2026 (it loads in the background; Stop cancels this run)"
+QUEUED = "Waiting for the running cell to finish\u2026 (Stop cancels this run)"
+ALREADY_RUNNING = "Still running: that press changed nothing (Stop ends this run)."
+ALREADY_QUEUED = "Already waiting its turn: that press changed nothing (Stop cancels it)."
+CANCELLED = "Cancelled: the waiting run never started."
 NO_PYTHON = "The cells' Python could not start"
 RESET = "Reset: the original code is back."
 

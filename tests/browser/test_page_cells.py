@@ -291,6 +291,36 @@ def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site
     expect(output(page, "one_head")).to_have_text("42")
 
 
+def test_every_run_and_stop_press_is_answered_and_stop_cancels_a_waiting_run(page, site_url):
+    """Issue 30: Run on a running cell, Run on a waiting one, Stop on a waiting one (also while the cells' Python
+    restarts after a Stop): each press says what it did, and a cancelled run never starts."""
+    page.goto(site_url)
+    wait_cells_ready(page)
+    stop = lambda name: page.get_by_role("button", name=f"Stop cell: {title(name)}", exact=True)
+    replace_code(page, "two_heads", RUNAWAY)
+    replace_code(page, "one_head", "print(6 * 7)\n")
+    run_button(page, "two_heads").click()
+    expect(output(page, "two_heads")).to_have_text("started")
+    run_button(page, "two_heads").click()
+    expect(status(page, "two_heads")).to_have_text(cell_view.ALREADY_RUNNING)
+    run_button(page, "one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.QUEUED)
+    run_button(page, "one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.ALREADY_QUEUED)
+    stop("one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.CANCELLED)
+    expect(stop("one_head")).to_be_disabled()
+    stop("two_heads").click()
+    expect(status(page, "two_heads")).to_have_text(re.compile(r"^Stopped after"))
+    run_button(page, "one_head").click()  # the cells' Python is starting again: the run waits, and Stop is on
+    expect(status(page, "one_head")).to_have_text(cell_view.WAITING_FOR_PYTHON)
+    stop("one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.CANCELLED)
+    expect(output(page, "one_head")).to_be_empty()  # the cancelled runs never ran
+    run(page, "one_head")
+    expect(output(page, "one_head")).to_have_text("42")
+
+
 @pytest.mark.parametrize("source", HOSTILE, ids=["huge-list", "endless-recursion", "million-prints"])
 def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url, source):
     page.goto(site_url)
