@@ -36,7 +36,7 @@ def parse_count(text, label, low, high):
     return value
 
 
-_GROUPED = re.compile(r"[+-]?[1-9][0-9]{0,2}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?")  # 8,192 or -1,000.5
+GROUPED = r"[+-]?[1-9][0-9]{0,2}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?"  # 8,192 or -1,000.5
 
 
 def _plain(text):
@@ -49,7 +49,7 @@ def _plain(text):
     """
     if not text.isascii() or "_" in text:
         return ""
-    return text.replace(",", "") if _GROUPED.fullmatch(text) else text
+    return text.replace(",", "") if re.fullmatch(GROUPED, text) else text
 
 
 def _shown(text):

@@ -178,10 +178,12 @@ def on_grid_field(target):
     except ValueError as error:
         bad[(t, s)] = str(error)
         say(ERROR_IDS[key], str(error))
-        return
+        return str(error)
     bad.pop((t, s), None)
     if STATE[key][t][s] == value or edit(ERROR_IDS[key], figure_state.with_number, key, t, s, value):
         say(ERROR_IDS[key], next(iter(bad.values()), ""))  # another field may still hold text that is not a number
+        return ""
+    return ERRORS[ERROR_IDS[key]]  # the gate refused the number (an overflow)
 
 
 def on_blend_field(target):
@@ -193,11 +195,12 @@ def on_blend_field(target):
     except ValueError as error:
         bad[(t, s)] = str(error)
         say("blend-error", str(error))
-        return
+        return str(error)
     bad.pop((t, s), None)
     STATE.update(new_state)
     redraw("blend", SHOWN["view"])
     say("blend-error", next(iter(bad.values()), ""))  # another field may still hold text that is not a number
+    return ""
 
 
 def on_blend_reset():
@@ -235,14 +238,16 @@ def on_setting(target, field, error_id, redraws):
         value = LINKED_PARSERS[field](target.value)
     except ValueError as error:
         say(error_id, str(error))
-        return
+        return str(error)
     if value == STATE[field] and not ERRORS.get(error_id):
-        return
+        return ""
     before = SHOWN["view"]
     view = commit(error_id, figure_state.changed(STATE, **{field: value}))
-    if view is not None:
-        for event in redraws:
-            redraw(event, view, before)
+    if view is None:
+        return ERRORS[error_id]
+    for event in redraws:
+        redraw(event, view, before)
+    return ""
 
 
 LINKED_PARSERS = {linked.field: linked.parse for linked in figure_state.LINKED}
@@ -261,8 +266,10 @@ def on_cross(target):
 # The KV calculator's numbers are not the figure's: read_kv_fields (figures/kv.py) checks them with mha,
 # and the gate (state.compute) has nothing to add, so they go straight into STATE and its figures.
 def on_model(target):
-    if target.value == "custom":
-        return  # keep the numbers in the fields: the reader edits them
+    if target.value == "custom":  # the numbers stay in the fields for the reader to edit; the bill drops the name
+        STATE.update(figure_state.with_own_shape(STATE))
+        redraw("kv", SHOWN["view"])
+        return
     STATE.update(figure_state.with_model(STATE, target.value))
     say("kv-error", "")
     redraw("model", SHOWN["view"])
@@ -273,8 +280,10 @@ def on_kv_field(target):
         kv = read_kv_fields({fid: element(fid).value for fid, _, _ in KV_FIELDS})
     except ValueError as error:
         say("kv-error", str(error))
-        return
+        return str(error)
     say("kv-error", "")
+    for fid, _, _ in KV_FIELDS:  # all read well together: none is refused now
+        mark(element(fid), "")
     STATE.update(figure_state.with_kv_fields(STATE, *kv))
     named = STATE["kv"].shape.name
     element("kv-model").value = named if named in figure_state.MODEL_NAMES else "custom"
@@ -328,12 +337,23 @@ ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: 
 
 
 def on_input(event):
-    """Every field of the figures: grids, counts, seed, calculator, section 1's tokens (events bubble up to <main>)."""
+    """Every field of the figures: grids, counts, seed, calculator, section 1's tokens (events bubble up to <main>).
+
+    Each field's handler returns the sentence that refused its text ('' when it was taken): marked here.
+    """
     target = event.target
     if target.hasAttribute("data-token") and target.closest(".token-grid"):
-        on_grid_field(target)
+        mark(target, on_grid_field(target))
     elif target.id in INPUTS and target.tagName == "INPUT" and target.type != "checkbox":
-        INPUTS[target.id](target)
+        mark(target, INPUTS[target.id](target))
+
+
+def mark(field, refused):
+    """The one place a field is marked: aria-invalid="true" (and style.css's border) while its text is refused."""
+    if refused:
+        field.setAttribute("aria-invalid", "true")
+    elif refused is not None and field.hasAttribute("aria-invalid"):
+        field.removeAttribute("aria-invalid")
 
 
 def on_change(event):

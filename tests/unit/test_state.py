@@ -225,6 +225,16 @@ def test_the_calculator_keeps_the_shown_models_name_when_shapes_tie():
     assert edited["kv"].shape.window == 4096
 
 
+def test_your_own_shape_keeps_the_numbers_and_drops_the_models_name_and_window():
+    """Issue 30: after "your own shape" the bill no longer says Mistral-7B-v0.1 (nor applies its window)."""
+    mistral = s.with_model(s.default_state(), "Mistral-7B-v0.1")
+    own = s.with_own_shape(mistral)
+    assert own["kv"].shape == mha.ModelShape("your own shape", 32, 32, 8, 128)
+    assert own["kv"][1:] == mistral["kv"][1:] and own["kv"].shape.window is None
+    longer = s.with_kv_fields(own, mha.ModelShape("custom", 32, 32, 8, 128), 4096, 2)
+    assert longer["kv"].shape.name == "your own shape"  # a length typed after it keeps the reader's choice
+
+
 def test_numbers_that_match_no_model_are_your_own_shape():
     edited = s.with_kv_fields(s.default_state(), mha.ModelShape("custom", 3, 4, 2, 8), 10, 1)
     assert edited["kv"].shape == mha.ModelShape("your own shape", 3, 4, 2, 8)
