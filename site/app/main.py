@@ -25,7 +25,8 @@ from page import state as figure_state
 
 STATE = figure_state.default_state()
 SHOWN = {"view": None, "outputs": None}  # the View on screen now, and the one the outputs show
-BIG_WIDTH = 16  # from a link wider than this, the outputs start folded: 2 x n x d numbers is a wall
+BIG_WIDTH = 16  # wider than this (by a link or the picker), the outputs fold: 2 x n x d numbers is a wall, and
+                # redrawing them on every keystroke (6,144 cells at 32 x 64) is most of the keystroke's time
 ERRORS = {}          # element id -> the sentence on screen there
 BAD_FIELDS = {}      # state key -> {(token, slot): message} for fields whose text is not a number now
 ERROR_IDS = {"tokens": "grid-error", "context": "context-error"}
@@ -212,6 +213,8 @@ def on_blend_reset():
 
 
 def on_width(target):
+    if int(target.value) > BIG_WIDTH >= len(STATE["tokens"][0]):
+        element("outputs-details").open = False  # before the redraw: a reader opens them again at will
     edit("grid-error", figure_state.with_width, int(target.value), redraws=(*GRID_EVENTS.values(), "structure"))
 
 

@@ -250,17 +250,19 @@ def joined_weight_columns(weights, changes=None, masked=False):
         cells = "\n".join([(_MOVED if c else _PLAIN)[int(w * 10)] for w, c in zip(flat, moves)])
         deltas = "\n".join(["%+.4f" if c else "" for c in moves]) % tuple([c for c in moves if c])
     if masked:
-        texts, cells = _masked(texts, len(weights[0])), _masked(cells, len(weights[0]), "num masked")
+        m = len(weights[0])
+        texts = _masked(texts, m, lambda text: MASKED)
+        cells = _masked(cells, m, lambda cls: "num masked moved" if cls.endswith(" moved") else "num masked")
     return texts, cells, flat, deltas
 
 
-def _masked(lines, m, mark=MASKED):
-    """One line per cell of square m x m tables (stacked): each key after its query's line becomes `mark`."""
+def _masked(lines, m, mark):
+    """One line per cell of square m x m tables (stacked): each key after its query gets mark(its line)."""
     parts = lines.split("\n")
     for at in range(len(parts)):
         row, key = divmod(at, m)
         if key > row % m:
-            parts[at] = mark
+            parts[at] = mark(parts[at])
     return "\n".join(parts)
 
 

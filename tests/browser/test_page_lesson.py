@@ -527,6 +527,21 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
     assert not guard.problems(), guard.problems()
 
 
+def test_widening_past_16_folds_the_outputs_as_a_wide_link_does_and_they_open_again(reader):
+    """Issue 30's slow keystroke at width 64 was mostly the outputs (2 x n x d numbers) redrawn each time: past
+    width 16 the picker folds them, as a wide link does; opened again, they show the numbers of the state."""
+    details = reader.locator("#outputs-details")
+    expect(details).to_have_attribute("open", "")
+    reader.locator("#width").select_option("32")
+    expect(details).not_to_have_attribute("open", "")
+    reader.locator("#outputs-details summary").click()
+    outputs = reader.get_by_role("table", name="output after w_o", exact=True)
+    expect(outputs.locator("tbody tr").first.locator("td")).to_have_count(32)
+    reader.locator("#width").select_option("64")  # already wide: the reader's choice to open them stays
+    expect(details).to_have_attribute("open", "")
+    reader.locator("#width").select_option("4")  # as the other tests find the page
+
+
 # --- boot.js's mhaDraw: a draw over earlier children ends as a fresh build would --------------
 
 DRAWS = [  # (first children, then these drawn over them)

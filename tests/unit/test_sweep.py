@@ -582,11 +582,12 @@ def sizes(state):
 
 
 def bytes_text(n):
-    """A byte count as people read it: 1,024 bytes to a KiB, two decimals of GiB, one of MiB and KiB."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    """A byte count as people read it: 1,024 bytes to a KiB, two decimals of GiB, TiB and PiB, one of MiB and KiB;
+    whole bytes from 10 B, three digits under that (0.25 B at one bit a number)."""
+    for unit, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
-            return f"{n / size:.2f} {unit}" if unit == "GiB" else f"{n / size:.1f} {unit}"
-    return f"{n:g} B"
+            return f"{n / size:,.2f} {unit}" if size >= 2**30 else f"{n / size:.1f} {unit}"
+    return f"{round(n):,} B" if n >= 10 else f"{n:.3g} B"
 
 
 # --- checks: the actions, nothing broken, no "1 heads" -----------------------------------------------
