@@ -387,12 +387,12 @@ LINK_NOTICES = {"t": "fragment-notice", "h": "fragment-notice", "c": "fragment-n
 def open_link(text):
     """Apply a URL fragment's state, every key that is valid on its own; each refused key is named at the top
     of the page and beside its control. True if anything was applied."""
+    if "=" not in text and text not in ("", "#") and element(text.lstrip("#")):
+        return False  # a plain in-page link (#section-id), not figure state
     for notice in ("link-notice", *set(LINK_NOTICES.values())):
         say(notice, "")
     if text in ("", "#"):
         return False
-    if "=" not in text and element(text.lstrip("#")):
-        return False  # a plain in-page link (#section-id), not figure state
     fields, refused = fragment.read(text)  # ends in the gate, state.compute
     if fields is not None:
         view = commit("fragment-notice", figure_state.with_link(STATE, fields))

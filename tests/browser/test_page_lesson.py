@@ -200,9 +200,13 @@ def test_learned_projections_seed_and_outputs(reader):
 
 
 def test_causal_mask(reader):
+    """Token 0 cannot see token 1: that cell says "masked" (its own mark, muted), not a weight of 0.0000."""
     reader.locator("#causal").check()
-    expect_tables(reader, {"head 0 weights": [["1.0000", "0.0000"], ["0.5141", "0.4859"]],
-                           "one head weights": [["1.0000", "0.0000"], ["0.3870", "0.6130"]]})
+    expect_tables(reader, {"head 0 weights": [["1.0000", "masked"], ["0.5141", "0.4859"]],
+                           "one head weights": [["1.0000", "masked"], ["0.3870", "0.6130"]]})
+    masked = weights_table(reader, "head 1 weights").locator("td.masked")
+    expect(masked).to_have_count(1)
+    assert masked.evaluate("e => getComputedStyle(e).fontStyle") == "italic"
     reader.locator("#causal").uncheck()
     expect_tables(reader, WORKED)
 
@@ -305,6 +309,7 @@ def test_bad_numbers_are_named_and_the_other_edits_stay(reader):
         error = reader.locator("#grid-error")
         expect(error).to_contain_text(f"token 0 slot 0")
         expect(error).to_contain_text(words)
+        expect(field(reader, 0, 0)).to_have_attribute("aria-invalid", "true")  # the refused field is marked
         expect_tables(reader, WORKED)
     # another field edited meanwhile still redraws; the bad one keeps its text and its message
     field(reader, 1, 2).fill("0")
@@ -312,8 +317,16 @@ def test_bad_numbers_are_named_and_the_other_edits_stay(reader):
     expect_tables(reader, EXERCISE)
     expect(field(reader, 0, 0)).to_have_value("1e309")
     expect(reader.locator("#grid-error")).to_contain_text("token 0 slot 0")
+    expect(field(reader, 1, 3)).not_to_have_attribute("aria-invalid", "true")
     field(reader, 0, 0).fill("1")
     expect(reader.locator("#grid-error")).to_be_empty()
+    expect(field(reader, 0, 0)).not_to_have_attribute("aria-invalid", "true")  # good again: unmarked
+    reader.locator("#seed").fill("-1")  # every field that can be refused is marked the same way
+    expect(reader.locator("#seed")).to_have_attribute("aria-invalid", "true")
+    reader.locator("#seed").fill("1,000")  # as the page would print it
+    expect(reader.locator("#seed-error")).to_be_empty()
+    expect(reader.locator("#seed")).not_to_have_attribute("aria-invalid", "true")
+    reader.locator("#seed").fill("0")
     field(reader, 0, 0).fill("1e200")  # a finite number whose scores overflow: mha says so
     expect(reader.locator("#grid-error")).to_contain_text("too large")
     expect_tables(reader, EXERCISE)
@@ -420,10 +433,10 @@ def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(br
 @pytest.mark.parametrize("fragment, words", [
     ("#h=3", "not divisible by 3 heads"),
     ("#t=%3Cscript%3Edocument.title%3D1%3C%2Fscript%3E", "characters it should not"),
-    ("#t=" + ",".join(["1"] * (mha.MAX_WIDTH + 1)) + "&h=1", f"between 1 and {mha.MAX_WIDTH}"),
+    ("#t=" + ",".join(["1"] * (mha.MAX_WIDTH + 1)), f"between 1 and {mha.MAX_WIDTH}"),
     ("#t=" + ";".join(["1,0,0,1"] * (mha.MAX_TOKENS + 1)), f"at most {mha.MAX_TOKENS} tokens"),
     ("#t=1e309,0,0,1", "not a finite number"),
-    ("#t=1e200,0,0,1;0.9,0.1,1,0&x=0,0,0,0;0,0,0,0", "too large"),  # once stopped the page from starting
+    ("#t=1e200,0,0,1;0.9,0.1,1,0", "too large"),  # with a context, once stopped the page from starting
     ("#s=-1", "seed must be between 0 and"),
     ("#d=1001", "distractors must be between 0 and 1,000"),
 ])
