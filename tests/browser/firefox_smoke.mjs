@@ -162,6 +162,8 @@ const CHECKS = {
     await waitForPython(page, "ready");
     const area = "#cell-two-heads-code";
     const original = await page.$eval(area, (node) => node.defaultValue);
+    await page.$eval("#cell-two-heads", (node) => node.scrollIntoView()); // the editor's script loads as a cell nears
+    await page.waitForSelector(`${area}[data-editor]`, { timeout: READY_TIMEOUT_MS });
     await page.$eval(area, (node) => node.dispatchEvent(new Event("cell-editor"))); // its editor, now
     await page.waitForSelector("#cell-two-heads .cm-content", { timeout: READY_TIMEOUT_MS });
     await page.$eval("#cell-two-heads .cm-content", (node) => node.focus());
