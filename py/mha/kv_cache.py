@@ -4,6 +4,8 @@ from typing import NamedTuple
 
 from .checks import check_count, check_number
 
+MIN_BYTES = 0.125  # bytes per cached number: one bit is the least a number can take
+
 
 class ModelShape(NamedTuple):
     """A model's attention shape, from its published config; None where a number is not known.
@@ -73,12 +75,12 @@ class KVCacheBill(NamedTuple):
 
 def kv_cache_bytes(layers, kv_heads, seq_len, head_width, bytes_per_value=2, batch=1):
     """2 (keys and values) x layers x kv_heads x seq_len x head_width x bytes_per_value x batch."""
-    for label, value in (("layers", layers), ("kv_heads", kv_heads), ("seq_len", seq_len),
-                         ("head_width", head_width), ("batch", batch)):
+    for label, value in (("layers", layers), ("key/value heads", kv_heads), ("sequence length", seq_len),
+                         ("head width", head_width), ("batch", batch)):
         check_count(label, value)
-    check_number("bytes_per_value", bytes_per_value)
-    if bytes_per_value <= 0:
-        raise ValueError(f"bytes_per_value must be positive, got {bytes_per_value}")
+    check_number("bytes per number", bytes_per_value)
+    if not bytes_per_value >= MIN_BYTES:
+        raise ValueError(f"bytes per number must be at least {MIN_BYTES:g} (one bit), got {bytes_per_value:g}")
     return 2 * layers * kv_heads * seq_len * head_width * bytes_per_value * batch
 
 
@@ -127,8 +129,8 @@ def beyond_context(shape, seq_len):
 
 
 def format_bytes(n):
-    """A byte count for people: '512 B', '4.0 KiB', '1.50 GiB'."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    """A byte count for people: '0.25 B', '512 B', '4.0 KiB', '1.50 GiB', '97.66 TiB'."""
+    for unit, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
-            return f"{n / size:.2f} {unit}" if unit == "GiB" else f"{n / size:.1f} {unit}"
-    return f"{n:g} B"
+            return f"{n / size:.1f} {unit}" if size < 2**30 else f"{n / size:,.2f} {unit}"
+    return f"{n:,.0f} B" if n >= 10 else f"{n:.3g} B"

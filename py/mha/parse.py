@@ -1,6 +1,7 @@
 """Reader input: text from the page's fields, checked once, with messages to show as they are."""
 
 import math
+import re
 
 MAX_TOKENS = 32  # caps keep any input from freezing the reader's tab
 MAX_WIDTH = 64
@@ -31,17 +32,24 @@ def parse_count(text, label, low, high):
     except ValueError:
         raise ValueError(f"{label}: {_shown(cleaned)} is not a whole number") from None
     if not low <= value <= high:
-        raise ValueError(f"{label} must be between {low} and {high}, got {value}")
+        raise ValueError(f"{label} must be between {low:,} and {high:,}, got {value:,}")
     return value
 
 
-def _plain(text):
-    """The text if it is plain ASCII without underscores, else '' (so it fails to parse).
+GROUPED = r"[+-]?[1-9][0-9]{0,2}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?"  # 8,192 or -1,000.5
 
-    float() and int() also accept 1_000 and non-ASCII digits; a reader should
-    not have to know that, and a shared link should not rely on it.
+
+def _plain(text):
+    """The text if it is plain ASCII without underscores, thousands separators dropped ('8,192' -> '8192'),
+    else '' (so it fails to parse).
+
+    The page prints 8,192 and 1,000, so a reader may type them back; only well-placed commas go ('1,5' and
+    '0,500' stay refused: a decimal comma is not a thousands separator). float() and int() also accept
+    1_000 and non-ASCII digits; a reader should not have to know that, and a shared link should not rely on it.
     """
-    return text if text.isascii() and "_" not in text else ""
+    if not text.isascii() or "_" in text:
+        return ""
+    return text.replace(",", "") if re.fullmatch(GROUPED, text) else text
 
 
 def _shown(text):

@@ -5,7 +5,7 @@ cells/worker.py), started in the background once the page's Python is ready.
 The page's interpreter, which draws the figures, never runs a reader's code.
 A run that passes the time limit, or whose Stop is pressed, ends by terminating
 the worker; a fresh one starts at once. One run at a time: a Run pressed
-meanwhile waits its turn. Every cell is found by its [data-cell] container;
+meanwhile waits its turn, and its Stop cancels it; a press that changes nothing says so. Every cell is found by its [data-cell] container;
 its original code is the pre-rendered <textarea>'s defaultValue, and its code now
 is the textarea's value, which the CodeMirror editor over it (cells/editor.mjs)
 keeps up to date. The keys below serve the bare textarea, when that editor is not up.
@@ -31,6 +31,7 @@ _ran = {}       # run id -> the cell it ran, for the requests the page's policy 
 _refused = {}   # cell name -> the URLs refused since its last Run or Reset
 _queue = []        # cell names whose Run waits for the worker or for the run on now
 _escaped = set()   # cells whose editor saw Esc: the next Tab / Shift+Tab leaves it
+_typed = set()     # cells typed in since the focus came: only there does Tab indent (cells/view.py's TAB)
 
 
 def draw(element_id, children):
@@ -71,6 +72,7 @@ def on_worker_message(event):
         browser.document.body.dataset.cells = "failed"
         for name in list(_queue):
             _queue.remove(name)
+            _button(name, "stop").disabled = True
             _say(name, f"{cell_view.NO_PYTHON}: {message['reason']}")
     elif message.get("id") == _run["id"] and _run["name"] is not None:
         if kind == "output":
@@ -114,16 +116,27 @@ def _show(tokens):
 # --- runs ---------------------------------------------------------------------------
 
 def request_run(name):
-    """Queue a run of the cell's code as it is when its turn comes."""
-    if name in _queue or name == _run["name"]:
+    """Queue a run of the cell's code as it is when its turn comes; every press is answered in the status."""
+    if name == _run["name"]:
+        _say(name, cell_view.ALREADY_RUNNING)
         return
-    _queue.append(name)
+    if name in _queue:
+        _say(name, cell_view.ALREADY_QUEUED)
+        return
     if _worker["failed"]:
-        _queue.remove(name)
         _say(name, f"{cell_view.NO_PYTHON}: {_worker['failed']}")
         return
+    _queue.append(name)
+    _button(name, "stop").disabled = False  # Stop cancels a waiting run (and ends it once it runs)
     _say(name, cell_view.QUEUED if _run["name"] else cell_view.WAITING_FOR_PYTHON)
     _next()
+
+
+def cancel(name):
+    """Stop on a run still waiting its turn: it leaves the queue and never starts."""
+    _queue.remove(name)
+    _button(name, "stop").disabled = True
+    _say(name, cell_view.CANCELLED)
 
 
 def _next():
@@ -209,12 +222,15 @@ def on_click(event):
         request_run(name)
     elif action == "stop" and _run["name"] == name:
         _stop("stop")
+    elif action == "stop" and name in _queue:
+        cancel(name)
     elif action == "reset":
         reset(name)
 
 
 def on_keydown(event):
-    """Ctrl/Cmd+Enter or Shift+Enter runs; Tab indents and Shift+Tab dedents, unless Esc came first."""
+    """Ctrl/Cmd+Enter or Shift+Enter runs; once the reader has typed, Tab indents and Shift+Tab dedents, unless
+    Esc came first. Before that Tab moves on, as everywhere on the page."""
     if event.key in MODIFIERS or not event.target.matches("textarea[data-cell-code]"):
         return  # Shift alone (the start of Shift+Tab) must not forget an Esc
     name = _cell_of(event.target)
@@ -225,13 +241,20 @@ def on_keydown(event):
     elif event.key == "Enter" and (event.ctrlKey or event.metaKey or event.shiftKey):
         event.preventDefault()
         request_run(name)
-    elif event.key == "Tab" and not escaped and not (event.altKey or event.ctrlKey or event.metaKey):
+    elif event.key == "Tab" and name in _typed and not escaped and not (event.altKey or event.ctrlKey or event.metaKey):
         event.preventDefault()
         (_dedent if event.shiftKey else _indent)(event.target)
 
 
 def on_blur(event):
     _escaped.discard(_cell_of(event.target))
+    _typed.discard(_cell_of(event.target))
+
+
+def on_typed(event):
+    """The reader typed in the bare textarea (Reset's own "input" event does not bubble here)."""
+    if event.target.matches("textarea[data-cell-code]"):
+        _typed.add(_cell_of(event.target))
 
 
 def _indent(area):
@@ -267,3 +290,4 @@ def setup(page_browser, show, figure):
         container.addEventListener("click", browser.create_proxy(on_click))
         container.addEventListener("keydown", browser.create_proxy(on_keydown))
         container.addEventListener("focusout", browser.create_proxy(on_blur))
+        container.addEventListener("input", browser.create_proxy(on_typed))

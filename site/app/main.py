@@ -25,7 +25,8 @@ from page import state as figure_state
 
 STATE = figure_state.default_state()
 SHOWN = {"view": None, "outputs": None}  # the View on screen now, and the one the outputs show
-BIG_WIDTH = 16  # from a link wider than this, the outputs start folded: 2 x n x d numbers is a wall
+BIG_WIDTH = 16  # wider than this (by a link or the picker), the outputs fold: 2 x n x d numbers is a wall, and
+                # redrawing them on every keystroke (6,144 cells at 32 x 64) is most of the keystroke's time
 ERRORS = {}          # element id -> the sentence on screen there
 BAD_FIELDS = {}      # state key -> {(token, slot): message} for fields whose text is not a number now
 ERROR_IDS = {"tokens": "grid-error", "context": "context-error"}
@@ -178,10 +179,12 @@ def on_grid_field(target):
     except ValueError as error:
         bad[(t, s)] = str(error)
         say(ERROR_IDS[key], str(error))
-        return
+        return str(error)
     bad.pop((t, s), None)
     if STATE[key][t][s] == value or edit(ERROR_IDS[key], figure_state.with_number, key, t, s, value):
         say(ERROR_IDS[key], next(iter(bad.values()), ""))  # another field may still hold text that is not a number
+        return ""
+    return ERRORS[ERROR_IDS[key]]  # the gate refused the number (an overflow)
 
 
 def on_blend_field(target):
@@ -193,11 +196,12 @@ def on_blend_field(target):
     except ValueError as error:
         bad[(t, s)] = str(error)
         say("blend-error", str(error))
-        return
+        return str(error)
     bad.pop((t, s), None)
     STATE.update(new_state)
     redraw("blend", SHOWN["view"])
     say("blend-error", next(iter(bad.values()), ""))  # another field may still hold text that is not a number
+    return ""
 
 
 def on_blend_reset():
@@ -209,6 +213,8 @@ def on_blend_reset():
 
 
 def on_width(target):
+    if int(target.value) > BIG_WIDTH >= len(STATE["tokens"][0]):
+        element("outputs-details").open = False  # before the redraw: a reader opens them again at will
     edit("grid-error", figure_state.with_width, int(target.value), redraws=(*GRID_EVENTS.values(), "structure"))
 
 
@@ -235,14 +241,16 @@ def on_setting(target, field, error_id, redraws):
         value = LINKED_PARSERS[field](target.value)
     except ValueError as error:
         say(error_id, str(error))
-        return
+        return str(error)
     if value == STATE[field] and not ERRORS.get(error_id):
-        return
+        return ""
     before = SHOWN["view"]
     view = commit(error_id, figure_state.changed(STATE, **{field: value}))
-    if view is not None:
-        for event in redraws:
-            redraw(event, view, before)
+    if view is None:
+        return ERRORS[error_id]
+    for event in redraws:
+        redraw(event, view, before)
+    return ""
 
 
 LINKED_PARSERS = {linked.field: linked.parse for linked in figure_state.LINKED}
@@ -261,8 +269,10 @@ def on_cross(target):
 # The KV calculator's numbers are not the figure's: read_kv_fields (figures/kv.py) checks them with mha,
 # and the gate (state.compute) has nothing to add, so they go straight into STATE and its figures.
 def on_model(target):
-    if target.value == "custom":
-        return  # keep the numbers in the fields: the reader edits them
+    if target.value == "custom":  # the numbers stay in the fields for the reader to edit; the bill drops the name
+        STATE.update(figure_state.with_own_shape(STATE))
+        redraw("kv", SHOWN["view"])
+        return
     STATE.update(figure_state.with_model(STATE, target.value))
     say("kv-error", "")
     redraw("model", SHOWN["view"])
@@ -273,8 +283,10 @@ def on_kv_field(target):
         kv = read_kv_fields({fid: element(fid).value for fid, _, _ in KV_FIELDS})
     except ValueError as error:
         say("kv-error", str(error))
-        return
+        return str(error)
     say("kv-error", "")
+    for fid, _, _ in KV_FIELDS:  # all read well together: none is refused now
+        mark(element(fid), "")
     STATE.update(figure_state.with_kv_fields(STATE, *kv))
     named = STATE["kv"].shape.name
     element("kv-model").value = named if named in figure_state.MODEL_NAMES else "custom"
@@ -312,7 +324,8 @@ def on_reset():
     """Sections 2-9's figures back to the worked example; the KV calculator and section 1 (its own reset) keep
     their numbers."""
     STATE.update({**figure_state.default_state(), "kv": STATE["kv"], "blend": STATE["blend"]})
-    say("fragment-notice", "")
+    for notice in ("link-notice", "fragment-notice", "kv-sharing-error", "context-error"):
+        say(notice, "")
     draw_everything(figure_state.compute(STATE))
     say("exercise-status", exercise.status("reset-all", STATE))
     window.mhaSetFragment(ENCODE)
@@ -333,12 +346,23 @@ ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: 
 
 
 def on_input(event):
-    """Every field of the figures: grids, counts, seed, calculator, section 1's tokens (events bubble up to <main>)."""
+    """Every field of the figures: grids, counts, seed, calculator, section 1's tokens (events bubble up to <main>).
+
+    Each field's handler returns the sentence that refused its text ('' when it was taken): marked here.
+    """
     target = event.target
     if target.hasAttribute("data-token") and target.closest(".token-grid"):
-        on_grid_field(target)
+        mark(target, on_grid_field(target))
     elif target.id in INPUTS and target.tagName == "INPUT" and target.type != "checkbox":
-        INPUTS[target.id](target)
+        mark(target, INPUTS[target.id](target))
+
+
+def mark(field, refused):
+    """The one place a field is marked: aria-invalid="true" (and style.css's border) while its text is refused."""
+    if refused:
+        field.setAttribute("aria-invalid", "true")
+    elif refused is not None and field.hasAttribute("aria-invalid"):
+        field.removeAttribute("aria-invalid")
 
 
 def on_change(event):
@@ -360,23 +384,45 @@ def on_click(event):
 
 # --- the link, and the code cells ----------------------------------------------------
 
+# Where a refused key of a link is said beside its control (and, for all of them, #link-notice on the first screen).
+LINK_NOTICES = {"t": "fragment-notice", "h": "fragment-notice", "c": "fragment-notice", "p": "fragment-notice",
+                "s": "seed-error", "kv": "kv-sharing-error", "x": "context-error", "d": "distractors-error",
+                "len": "cost-seq-len-error"}
+
+
 def open_link(text):
-    """Apply a URL fragment's state; a malformed one is ignored with a notice. True if applied."""
-    if text in ("", "#"):
-        say("fragment-notice", "")
-        return False
-    if "=" not in text and element(text.lstrip("#")):
+    """Apply a URL fragment's state, every key that is valid on its own; each refused key is named at the top
+    of the page and beside its control. True if anything was applied."""
+    if "=" not in text and text not in ("", "#") and element(text.lstrip("#")):
         return False  # a plain in-page link (#section-id), not figure state
-    try:
-        fields = fragment.decode(text)  # ends in the gate, state.compute
-    except ValueError as error:
-        say("fragment-notice", str(error))
+    for notice in ("link-notice", *set(LINK_NOTICES.values())):
+        say(notice, "")
+    if text in ("", "#"):
         return False
-    view = commit("fragment-notice", figure_state.with_link(STATE, fields))
-    if len(STATE["tokens"][0]) > BIG_WIDTH:
-        element("outputs-details").open = False
-    draw_everything(view, mark=False)
-    return True
+    fields, refused = fragment.read(text)  # ends in the gate, state.compute
+    if fields is not None:
+        view = commit("fragment-notice", figure_state.with_link(STATE, fields))
+        if len(STATE["tokens"][0]) > BIG_WIDTH:
+            element("outputs-details").open = False
+        draw_everything(view, mark=False)
+    say_refused(refused, kept=fields is not None)
+    return fields is not None
+
+
+def say_refused(refused, kept):
+    """The link's refused keys: one sentence at the top of the page, and each beside its own control."""
+    if not refused:
+        return
+    named = "; ".join(f"{name}: {why}" for name, why in refused)
+    say("link-notice", (f"This link opened without {', '.join(name for name, _ in refused)} "
+                        f"(the page's own value is used there). {named}." if kept else fragment.PREFIX + named))
+    beside = {}
+    for name, why in refused:
+        key = name.partition("=")[0]
+        notice = LINK_NOTICES.get(key, "fragment-notice")
+        beside.setdefault(notice, []).append(f"The link's {name} was not used: {why}.")
+    for notice, sentences in beside.items():
+        say(notice, " ".join(sentences))
 
 
 def show_tokens(tokens):

@@ -28,8 +28,11 @@
 //   app/cells.py's own keys (Ctrl/Shift+Enter, Tab, Esc then Tab) work on it.
 //
 // Keys: Ctrl/Cmd+Enter and Shift+Enter click the cell's Run button (a disabled one does
-// nothing); Tab / Shift+Tab indent / dedent; Esc, then Tab or Shift+Tab, leaves the editor
-// (CodeMirror's tab focus mode, held here until the next other key: no keyboard trap).
+// nothing). Tab never traps a keyboard reader (CodeMirror's own advice): an editor the focus enters
+// is in CodeMirror's tab focus mode, so Tab and Shift+Tab move on and leave the code alone. Once the
+// reader types in it, Tab / Shift+Tab indent / dedent, until the focus leaves; Esc, then Tab or
+// Shift+Tab, leaves (held here until the next other key). The hint above the editor (cells/view.py's
+// TAB) says so before the focus gets there.
 //
 // Colours: no style attribute and no <style> element (the page's CSP has style-src 'self').
 // CodeMirror's structural rules go into one constructed stylesheet adopted by the document (when
@@ -107,9 +110,13 @@ function editorFor(area) {
           keyup(event, view) {
             if (event.key === "Escape") view.setTabFocusMode(LEAVE_MS);
           },
+          focus(event, view) { view.setTabFocusMode(true); },  // arriving: Tab moves on
         }),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) area.value = update.state.doc.toString();
+          if (!update.docChanged) return;
+          area.value = update.state.doc.toString();
+          const typed = update.transactions.some((tr) => ["input", "delete", "undo", "redo"].some((e) => tr.isUserEvent(e)));
+          if (typed) update.view.setTabFocusMode(false);  // the reader is editing: Tab indents
         }),
       ],
     }),

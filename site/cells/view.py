@@ -15,8 +15,8 @@ CELLS = ("two_heads", "one_head", "training")
 TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (app/cells.py)
 RUNS_HERE = ("Runs in this tab, in a Python of its own. It can read this site's own files; the page lets no "
              "code reach any other site.")
-KEYS = ("Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Tab indents; Esc then Tab leaves the editor. "
-        f"Stop, or {TIME_LIMIT:g} s, ends a run.")
+KEYS = f"Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Stop, or {TIME_LIMIT:g} s, ends a run."
+TAB = "Tab moves past the code. Once you type in it, Tab indents; Esc, then Tab, leaves."  # above the editor
 WAITING = "Run works once Python has started (see the progress at the top)."
 FAILED = "Python did not start, so this cell cannot run; its code is still here to read and copy."
 
@@ -48,11 +48,12 @@ def cell(name, code):
     note = [["small", {"class": "cell-note"}, RUNS_HERE]] if name == CELLS[0] else []  # said once, above the first
     return [
         ["div", {"class": "cell-head"},
-         ["label", {"class": "cell-title", "for": element_id(name, "code")}, f"Python cell: {title(name)}"], *note],
+         ["label", {"class": "cell-title", "for": element_id(name, "code")}, f"Python cell: {title(name)}"], *note,
+         ["small", {"class": "cell-tab", "id": element_id(name, "tab")}, TAB]],  # before the editor Tab reaches
         ["textarea", {"id": element_id(name, "code"), "class": "cell-code", "rows": lines + 1,
                       "spellcheck": "false", "autocomplete": "off", "autocapitalize": "off",
                       "autocorrect": "off", "wrap": "off", "data-cell-code": name,
-                      "aria-describedby": element_id(name, "keys")}, code],
+                      "aria-describedby": f"{element_id(name, 'tab')} {element_id(name, 'keys')}"}, code],
         ["div", {"class": "cell-bar", "id": element_id(name, "bar")}, *bar(name, ready=False)],
         ["output", {"class": "cell-output", "id": element_id(name, "output"), "for": element_id(name, "code"),
                     "aria-live": "polite", "aria-label": f"Output of cell: {title(name)}",
@@ -126,8 +127,11 @@ def stopped(seconds, why):
 
 
 RUNNING = f"Running\u2026 (Stop, or {TIME_LIMIT:g} s, ends it)"
-WAITING_FOR_PYTHON = "Waiting for the cells' Python to start\u2026 (it loads in the background)"
-QUEUED = "Waiting for the running cell to finish\u2026"
+WAITING_FOR_PYTHON = "Waiting for the cells' Python to start\u2026 (it loads in the background; Stop cancels this run)"
+QUEUED = "Waiting for the running cell to finish\u2026 (Stop cancels this run)"
+ALREADY_RUNNING = "Still running: that press changed nothing (Stop ends this run)."
+ALREADY_QUEUED = "Already waiting its turn: that press changed nothing (Stop cancels it)."
+CANCELLED = "Cancelled: the waiting run never started."
 NO_PYTHON = "The cells' Python could not start"
 RESET = "Reset: the original code is back."
 

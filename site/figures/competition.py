@@ -14,6 +14,7 @@ sentence under the chart that quotes them at the reader's count.
 
 import functools
 import math
+from typing import NamedTuple
 
 import mha
 from figures.registry import Figure
@@ -94,12 +95,14 @@ def _weight_cell(weight):
 
 
 def competition_figure(distractors):
-    """<table aria-label='weight on the relevant token'>: per head, with no distractors and with k."""
-    alone, now = weights_at(0), weights_at(distractors)
-    head = header_row("head", ["no distractors", distractors_text(distractors)])
-    rows = [body_row(name, [_weight_cell(a), _weight_cell(b)]) for name, a, b in zip(NAMES, alone, now)]
+    """<table aria-label='weight on the relevant token'>: per head, with no distractors and with k (one column
+    at k = 0, where the two would be the same)."""
+    counts = (0,) if distractors == 0 else (0, distractors)
+    head = header_row("head", [distractors_text(k) for k in counts])
+    columns = [weights_at(k) for k in counts]
+    rows = [body_row(name, [_weight_cell(column[i]) for column in columns]) for i, name in enumerate(NAMES)]
     caption = (f"how much of the last token's attention lands on token 0, the relevant one, "
-               f"among {distractors + 2:,} tokens (causal mask on)")
+               f"among {distractors + 2:,} tokens (this figure's own causal mask, on whatever section 3's box says)")
     return table("weight on the relevant token", caption, head, rows, "competition")
 
 
@@ -119,89 +122,118 @@ def competition_curve(distractors):
 
 # --- the chart: SVG trees, drawn at build time and redrawn on "competition" -----------
 
-WIDTH, HEIGHT = 400, 240                        # viewBox units; CSS scales the chart to its column
-LEFT, RIGHT, TOP, BOTTOM = 50, 282, 24, 200     # the plot area; right of it, the lines' names
+class Layout(NamedTuple):
+    """One drawing of the chart: its viewBox, plot area (right of it, the lines' names) and spacing.
+
+    A phone gets a drawing of its own (NARROW, shown by competition.css under 480 px), not the desktop one
+    scaled down: its text stays at least 11 px on a 375 px screen.
+    """
+
+    name: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    label_gap: int  # the least distance between two line names (more than their font's height)
+
+
+WIDE = Layout("wide", 400, 240, 50, 282, 24, 200, 12)
+NARROW = Layout("narrow", 320, 260, 44, 206, 26, 212, 16)
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM, LABEL_GAP = WIDE[1:]  # the desktop drawing, for the tests' geometry
 Y_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 X_TICKS = (0, 1, 10, 100, MAX_DISTRACTORS)  # labelled; between them, unlabelled marks at 3, 30, 300
 X_MINOR = (3, 30, 300)
-LABEL_GAP = 12                                  # the least distance between two line names
+HELD = "held"  # head 0's line, dot and name: hidden by competition.css until section 9's question is checked
 
 
-def _x(k):
+def _x(k, at=WIDE):
     """Across: log(1 + k), so 0 sits at the left edge and each tenfold more takes about the same step."""
-    return round(LEFT + (RIGHT - LEFT) * math.log1p(k) / math.log1p(MAX_DISTRACTORS), 2)
+    return round(at.left + (at.right - at.left) * math.log1p(k) / math.log1p(MAX_DISTRACTORS), 2)
 
 
-def _y(weight):
-    return round(BOTTOM - (BOTTOM - TOP) * weight, 2)
+def _y(weight, at=WIDE):
+    return round(at.bottom - (at.bottom - at.top) * weight, 2)
 
 
 def _text(x, y, words, cls, anchor="start"):
     return ["text", {"x": x, "y": y, "class": cls, "text-anchor": anchor}, words]
 
 
-def _axes():
-    """Grid lines and tick labels: weight 0..1 up, distractor count 0..MAX_DISTRACTORS across (log)."""
+def _axes(at):
+    """Grid lines and tick labels: weight 0..1 up, distractor count 0..MAX_DISTRACTORS across (log).
+
+    The last count's label ends at the axis on a phone, clear of the line names beside it.
+    """
     parts = []
     for w in Y_TICKS:
-        parts.append(["line", {"x1": LEFT, "x2": RIGHT, "y1": _y(w), "y2": _y(w), "class": "grid"}])
-        parts.append(_text(LEFT - 6, _y(w) + 4, f"{w:g}", "tick", "end"))
+        parts.append(["line", {"x1": at.left, "x2": at.right, "y1": _y(w, at), "y2": _y(w, at), "class": "grid"}])
+        parts.append(_text(at.left - 6, _y(w, at) + 4, f"{w:g}", "tick", "end"))
     for k in X_TICKS:
-        parts.append(["line", {"x1": _x(k), "x2": _x(k), "y1": BOTTOM, "y2": BOTTOM + 4, "class": "axis"}])
-        parts.append(_text(_x(k), BOTTOM + 16, f"{k:,}", "tick", "middle"))
+        x = _x(k, at)
+        parts.append(["line", {"x1": x, "x2": x, "y1": at.bottom, "y2": at.bottom + 4, "class": "axis"}])
+        last = k == X_TICKS[-1] and at is NARROW
+        parts.append(_text(x + 4 if last else x, at.bottom + 17, f"{k:,}", "tick", "end" if last else "middle"))
     for k in X_MINOR:
-        parts.append(["line", {"x1": _x(k), "x2": _x(k), "y1": BOTTOM, "y2": BOTTOM + 2, "class": "axis"}])
-    parts.append(["line", {"x1": LEFT, "x2": RIGHT, "y1": BOTTOM, "y2": BOTTOM, "class": "axis"}])
-    middle = (TOP + BOTTOM) / 2
+        x = _x(k, at)
+        parts.append(["line", {"x1": x, "x2": x, "y1": at.bottom, "y2": at.bottom + 2, "class": "axis"}])
+    parts.append(["line", {"x1": at.left, "x2": at.right, "y1": at.bottom, "y2": at.bottom, "class": "axis"}])
+    middle = (at.top + at.bottom) / 2
     parts.append(["text", {"x": 12, "y": middle, "class": "axis-title", "text-anchor": "middle",
                            "transform": f"rotate(-90 12 {middle})"}, "weight on token 0"])
-    parts.append(_text((LEFT + RIGHT) / 2, HEIGHT - 6, "distractor tokens (log scale)", "axis-title", "middle"))
+    parts.append(_text((at.left + at.right) / 2, at.height - 6, "distractor tokens (log scale)", "axis-title",
+                       "middle"))
     return ["g", {}, *parts]
 
 
-def _label_heights(ends):
-    """The y of each line's name at the right end: its last point, nudged apart by LABEL_GAP.
+def _label_heights(ends, at=WIDE):
+    """The y of each line's name at the right end: its last point, nudged apart by the layout's label gap.
 
     From the lowest name up, so no name drops below the plot onto the tick labels.
     """
     order = sorted(range(len(ends)), key=lambda i: -ends[i])
     placed = {}
     for i in order:
-        placed[i] = min(ends[i], BOTTOM + 4, min(placed.values(), default=math.inf) - LABEL_GAP)
+        placed[i] = min(ends[i], at.bottom + 4, min(placed.values(), default=math.inf) - at.label_gap)
     return [placed[i] for i in range(len(ends))]
 
 
-def _lines():
+def _held(band):
+    return f"{band} {HELD}" if band == BANDS[0] else band
+
+
+def _lines(at):
     """One polyline per head and one for the wide head, each named at its right end."""
     columns = list(zip(*curve().values()))
-    lines = [["polyline", {"class": f"line {band}", "fill": "none",
-                           "points": " ".join(f"{_x(k)},{_y(w)}" for k, w in zip(SAMPLES, column))}]
+    lines = [["polyline", {"class": f"line {_held(band)}", "fill": "none",
+                           "points": " ".join(f"{_x(k, at)},{_y(w, at)}" for k, w in zip(SAMPLES, column))}]
              for band, column in zip(BANDS, columns)]
-    heights = _label_heights([_y(column[-1]) + 4 for column in columns])
-    names = [_text(RIGHT + 8, y, name, f"line-name {band}") for name, band, y in zip(NAMES, BANDS, heights)]
+    heights = _label_heights([_y(column[-1], at) + 4 for column in columns], at)
+    names = [_text(at.right + 8, y, name, f"line-name {_held(band)}") for name, band, y in zip(NAMES, BANDS, heights)]
     return ["g", {}, *lines, *names]
 
 
-def _marker(distractors):
+def _marker(distractors, at):
     """The current count: a vertical rule, a dot on each line, and the count above the plot."""
-    x = _x(distractors)
-    dots = [["circle", {"cx": x, "cy": _y(w), "r": 4, "class": f"dot {band}"}]
+    x = _x(distractors, at)
+    dots = [["circle", {"cx": x, "cy": _y(w, at), "r": 4, "class": f"dot {_held(band)}"}]
             for band, w in zip(BANDS, weights_at(distractors))]
-    anchor = "start" if x < (LEFT + RIGHT) / 2 else "end"
+    anchor = "start" if x < (at.left + at.right) / 2 else "end"
     return ["g", {"class": "now"},
-            ["line", {"x1": x, "x2": x, "y1": TOP - 4, "y2": BOTTOM, "class": "rule"}],
-            _text(x + (4 if anchor == "start" else -4), TOP - 8, distractors_text(distractors), "now-label", anchor),
+            ["line", {"x1": x, "x2": x, "y1": at.top - 4, "y2": at.bottom, "class": "rule"}],
+            _text(x + (4 if anchor == "start" else -4), at.top - 8, distractors_text(distractors), "now-label", anchor),
             *dots]
 
 
-def competition_chart(distractors):
+def competition_chart(distractors, at=WIDE):
     """<svg aria-hidden='true'>: the weight on token 0 against the distractor count, one line per head.
 
     The tables beside it carry the same numbers for screen readers.
     """
-    return ["svg", {"viewBox": f"0 0 {WIDTH} {HEIGHT}", "class": "competition-chart", "aria-hidden": "true",
-                    "focusable": "false", "data-distractors": str(distractors)},
-            _axes(), _lines(), _marker(distractors)]
+    return ["svg", {"viewBox": f"0 0 {at.width} {at.height}", "class": f"competition-chart {at.name}",
+                    "aria-hidden": "true", "focusable": "false", "data-distractors": str(distractors)},
+            _axes(at), _lines(at), _marker(distractors, at)]
 
 
 # --- the prose: the sentence under the chart, and the numbers the section prints ---------
@@ -224,7 +256,8 @@ def _prose_numbers():
 
 FIGURES = {  # section 9: one budget per row
     "fig-distractors": Figure(lambda s, v, b: [distractor_input(s["distractors"])], ("controls",)),
-    "competition-chart": Figure(lambda s, v, b: [competition_chart(s["distractors"])], ("competition", "controls")),
+    "competition-chart": Figure(lambda s, v, b: [competition_chart(s["distractors"], at) for at in (WIDE, NARROW)],
+                                ("competition", "controls")),
     "competition-table": Figure(lambda s, v, b: [competition_figure(s["distractors"])], ("competition", "controls")),
     "competition-curve": Figure(lambda s, v, b: [competition_curve(s["distractors"])], ("competition", "controls")),
     "competition-now": Figure(lambda s, v, b: competition_now(s["distractors"]), ("competition", "controls")),

@@ -138,7 +138,7 @@ def _changes(before, after):
     return kept[2]
 
 
-def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True):
+def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True, masked=False):
     """Every head's softmax rows, then the one wide head's, each with change markers.
 
     result: mha.MultiHeadResult; wide: the one wide head's n x m weights;
@@ -146,10 +146,11 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
     named 'head H weights' and 'one head weights' (label_suffix: ' weights'). Beside each
     table, up to pictures.PICTURE_TOKENS tokens, its attention picture (figures/pictures.py).
     sliced: each head reads its own slots (identity slices), which its caption names.
+    masked: the causal mask is on, so a key after its query reads "masked", not a weight of 0.0000.
     """
     drawn = pictured(wide)
     views = [["div", classes("head-view", band, "pictured" if drawn else ""),
-              weight_table(w, label, caption, changes, key_label),
+              weight_table(w, label, caption, changes, key_label, masked),
               *([attention_picture(w)] if drawn else []), entropy_readout(w)]
              for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix, sliced)]
     cells = (len(result.weights) + 1) * len(wide) * len(wide[0])
@@ -157,7 +158,7 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
             *([] if drawn else [pictures_note(wide)]), *views]
 
 
-def head_tables_patch(result, wide, previous=None, label_suffix=" weights", sliced=True):
+def head_tables_patch(result, wide, previous=None, label_suffix=" weights", sliced=True, masked=False):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
     {"text", "class", "delta": one line per <td>, joined by newlines; "value": the float of each <td>,
@@ -171,7 +172,8 @@ def head_tables_patch(result, wide, previous=None, label_suffix=" weights", slic
     changes = None if previous is None else [row for *_, c in views for row in c]
     marked = [part for _, caption, _, w, c in views
               for part in (_caption_parts(caption, c), [_entropy_text(w), "entropy"])]
-    return dict(zip(("text", "class", "value", "delta"), joined_weight_columns(rows, changes)), marked=marked)
+    columns = joined_weight_columns(rows, changes, masked)
+    return dict(zip(("text", "class", "value", "delta"), columns), marked=marked)
 
 
 def _head_caption(result, h, sliced=True):
@@ -183,7 +185,7 @@ def _head_caption(result, h, sliced=True):
     return f"head {h} ({reads}{kv})"
 
 
-def weight_table(weights, label, caption, changes=None, key_label="token"):
+def weight_table(weights, label, caption, changes=None, key_label="token", masked=False):
     """<table aria-label=label>: rows = query tokens, columns = key tokens, 4-decimal weights.
 
     The table's data-values lists repr(weight) of every cell (dom.exact_values); each cell
@@ -192,7 +194,7 @@ def weight_table(weights, label, caption, changes=None, key_label="token"):
     the number), and the caption ends in ': moved' or ': unchanged'.
     """
     width = len(weights[0])
-    texts, cell_classes, values, deltas = weight_columns(weights, changes)
+    texts, cell_classes, values, deltas = weight_columns(weights, changes, masked)
     cells = [["td", {"class": cls, **({"data-delta": delta} if delta else {})}, text]
              for text, cls, delta in zip(texts, cell_classes, deltas)]
     rows = [body_row(f"token {i}", cells[i * width:(i + 1) * width]) for i in range(len(weights))]
@@ -214,7 +216,7 @@ _PLAIN = [f"num {weight_class(i / 10)}" for i in range(11)]  # by int(10 * weigh
 _MOVED = [f"{cls} moved" for cls in _PLAIN]
 
 
-def weight_columns(weights, changes=None):
+def weight_columns(weights, changes=None, masked=False):
     """The cells of a weight table, row by row, as four lists: texts (4 decimals), classes, weights, data-delta.
 
     weights: n >= 1 rows of m >= 1 softmax weights; changes: mha.weight_changes of the same shape, or None.
@@ -224,11 +226,14 @@ def weight_columns(weights, changes=None):
     The weights go as they are: a tree's data-values lists their repr(), a patch sends them as numbers
     (boot.js writes the same text).
     """
-    texts, cells, flat, deltas = joined_weight_columns(weights, changes)
+    texts, cells, flat, deltas = joined_weight_columns(weights, changes, masked)
     return texts.split("\n"), cells.split("\n"), flat, deltas.split("\n")
 
 
-def joined_weight_columns(weights, changes=None):
+MASKED = "masked"  # a causal table's cell for a key after its query: no weight at all, not a weight of 0
+
+
+def joined_weight_columns(weights, changes=None, masked=False):
     """weight_columns(...) with texts, classes and deltas each one string, a line per cell: what mhaPatch takes.
 
     Written for speed: this runs for every weight on every keystroke. Each text column is made by one
@@ -238,11 +243,27 @@ def joined_weight_columns(weights, changes=None):
     flat = [w for row in weights for w in row]
     texts = _lines("%.4f", flat)
     if changes is None:  # a class by int(10 * weight): softmax weights lie in [0, 1]
-        return texts, "\n".join([_PLAIN[int(w * 10)] for w in flat]), flat, "\n" * (len(flat) - 1)
-    moves = [c for row in changes for c in row]
-    cells = "\n".join([(_MOVED if c else _PLAIN)[int(w * 10)] for w, c in zip(flat, moves)])
-    deltas = "\n".join(["%+.4f" if c else "" for c in moves]) % tuple([c for c in moves if c])
+        cells = "\n".join([_PLAIN[int(w * 10)] for w in flat])
+        deltas = "\n" * (len(flat) - 1)
+    else:
+        moves = [c for row in changes for c in row]
+        cells = "\n".join([(_MOVED if c else _PLAIN)[int(w * 10)] for w, c in zip(flat, moves)])
+        deltas = "\n".join(["%+.4f" if c else "" for c in moves]) % tuple([c for c in moves if c])
+    if masked:
+        m = len(weights[0])
+        texts = _masked(texts, m, lambda text: MASKED)
+        cells = _masked(cells, m, lambda cls: "num masked moved" if cls.endswith(" moved") else "num masked")
     return texts, cells, flat, deltas
+
+
+def _masked(lines, m, mark):
+    """One line per cell of square m x m tables (stacked): each key after its query gets mark(its line)."""
+    parts = lines.split("\n")
+    for at in range(len(parts)):
+        row, key = divmod(at, m)
+        if key > row % m:
+            parts[at] = mark(parts[at])
+    return "\n".join(parts)
 
 
 def _lines(spec, numbers):
@@ -341,11 +362,12 @@ def _snapshot(view, cross=False):
 
 
 def _head_tables(state, view, before):
-    return [head_tables(view.result, view.wide, _snapshot(before), sliced=reads_slices(state))]
+    return [head_tables(view.result, view.wide, _snapshot(before), sliced=reads_slices(state), masked=state["causal"])]
 
 
 def _head_tables_patch(state, view, before):
-    return head_tables_patch(view.result, view.wide, _snapshot(before), sliced=reads_slices(state))
+    return head_tables_patch(view.result, view.wide, _snapshot(before), sliced=reads_slices(state),
+                             masked=state["causal"])
 
 
 def _cross_tables(state, view, before):

@@ -10,10 +10,12 @@ entry of state.LINKED, which says how it is read and written.
 A key in RETIRED names a setting the page no longer has: an old link's value
 for it is dropped without a word, and the rest of the link still opens.
 
-This module is the codec only. decode() trusts nothing: every value goes
+This module is the codec only. read() trusts nothing: every value goes
 through mha's parsers, and the decoded state ends in state.compute, the gate
-every edit passes, so a link it accepts is one the page can draw. Any problem
-raises ValueError with a sentence the page can show as it is.
+every edit passes, so a link it accepts is one the page can draw. One bad key
+does not cost the others: read() keeps every key that is valid on its own (and
+beside the keys before it, in ORDER) and names each one it refused, with mha's
+sentence. decode() is the strict form: any refusal raises ValueError.
 """
 
 import re
@@ -44,62 +46,94 @@ def _rows_text(rows):
 
 
 def decode(text):
-    """'#t=...&h=2...' -> the figure settings (state.FIGURE_KEYS), checked by the gate.
+    """'#t=...&h=2...' -> the figure settings (state.FIGURE_KEYS), checked by the gate; the strict read().
 
-    Missing settings take state.default_state()'s values.
-
-    Raises ValueError("ignored the link's settings: ...") on anything mha rejects.
+    Raises ValueError("ignored the link's settings: ...") if read() refused anything.
     """
-    try:
-        return _decode(text)
-    except ValueError as error:
-        raise ValueError(PREFIX + str(error)) from None
+    settings, refused = read(text)
+    if refused:
+        raise ValueError(PREFIX + "; ".join(f"{name}: {why}" for name, why in refused))
+    return settings
 
 
-def _decode(text):
-    fields = _fields(text)
+def read(text):
+    """'#t=...&h=3&d=50' -> (figure settings or None, [(name, sentence), ...] refused).
+
+    Each key is parsed alone; then the gate sees them all. If it refuses, the keys are tried again one at a
+    time in ORDER (what a key depends on comes first), and a key the gate refuses beside the ones already
+    kept is refused itself. Missing and refused settings take state.default_state()'s values; the settings
+    are None when no key was kept (and the link was not empty), so the page keeps what it shows.
+    """
+    fields, refused = _fields(text)
     state = figure_state.default_state()
-    if "t" in fields:
-        state["tokens"] = _parse_rows(fields.pop("t"), "token")
-    if "x" in fields:
-        state["context"] = _parse_rows(fields.pop("x"), "context token")
-    if "h" in fields:
-        state["heads"] = state["kv_heads"] = mha.parse_count(fields.pop("h"), "heads", 1, mha.MAX_WIDTH)
-    for linked in figure_state.LINKED:
-        if linked.key in fields:
-            state[linked.field] = linked.parse(fields.pop(linked.key))
-    figure_state.compute(state)  # the gate: raises ValueError if the page could not draw it
-    return {key: state[key] for key in figure_state.FIGURE_KEYS}
+    parsed = {}
+    for key in ORDER:
+        if key in fields:
+            try:
+                parsed[key] = _READ[key](fields[key])
+            except ValueError as error:
+                refused.append((_name(key, fields[key]), str(error)))
+    try:
+        figure_state.compute(_with(state, parsed))  # the gate, once, for a good link
+        state = _with(state, parsed)
+    except ValueError:
+        for key, value in list(parsed.items()):  # ORDER: one key at a time, each beside the ones kept so far
+            try:
+                figure_state.compute(_with(state, {key: value}))
+                state = _with(state, {key: value})
+            except ValueError as error:
+                refused.append((_name(key, fields[key]), str(error)))
+                del parsed[key]
+    if refused and not parsed:
+        return None, refused
+    return {key: state[key] for key in figure_state.FIGURE_KEYS}, refused
+
+
+def _with(state, parsed):
+    """The state with each parsed key's value; h sets the key/value heads too (a link without kv: plain)."""
+    state = dict(state)
+    for key, value in parsed.items():
+        for field in _FIELDS[key]:
+            state[field] = value
+    return state
+
+
+def _name(key, value):
+    """A refused key as the reader's link wrote it: 'h=3', or 't' alone when its value is long."""
+    return f"{key}={value}" if len(value) <= 12 else key
 
 
 def _fields(text):
-    """'#a=1&b=2' -> {'a': '1', 'b': '2'}, refusing long text, odd characters, unknown or repeated keys.
+    """'#a=1&b=2' -> ({'a': '1', 'b': '2'}, refused): a part with odd characters, an unknown or repeated key, or
+    no value is refused by name; a link too long to read is refused whole.
 
     Keys in RETIRED are dropped with their values.
     """
     text = str(text)
     text = text[1:] if text.startswith("#") else text
     if len(text) > MAX_FRAGMENT:
-        raise ValueError(f"the link is {len(text)} characters long, more than {MAX_FRAGMENT}")
-    text = unquote(text)
-    odd = sorted(set(text) - ALLOWED)
-    if odd:
-        raise ValueError(f"the link contains characters it should not: {''.join(odd[:10])!r}")
-    fields = {}
+        return {}, [("the link", f"it is {len(text)} characters long, more than {MAX_FRAGMENT}")]
+    fields, refused = {}, []
     for part in filter(None, text.split("&")):
+        part = unquote(part)
         key, sep, value = part.partition("=")
-        if key in RETIRED:
+        odd = sorted(set(part) - ALLOWED)
+        shown = key[:MAX_ITEM] if not set(key) - ALLOWED else "a setting"
+        if odd:
+            refused.append((shown, f"the link contains characters it should not: {''.join(odd[:10])!r}"))
+        elif key in RETIRED:
             continue  # a setting the page no longer has: an old link still opens, without it
-        if key not in _KNOWN:
-            raise ValueError(f"{key[:MAX_ITEM]!r} is not a setting this page knows")
-        if not sep:
-            raise ValueError(f"the setting {key!r} has no value (write {key}=...)")
-        if key in fields:
-            raise ValueError(f"the setting {key!r} appears twice")
-        if key not in ("t", "x") and len(value) > MAX_ITEM:
-            raise ValueError(f"the setting {key!r} is {len(value)} characters long")
-        fields[key] = value
-    return fields
+        elif key not in _KNOWN:
+            refused.append((shown, f"{key[:MAX_ITEM]!r} is not a setting this page knows"))
+        elif not sep:
+            refused.append((key, f"the setting {key!r} has no value (write {key}=...)"))
+        elif key in fields:
+            refused.append((key, f"the setting {key!r} appears twice"))
+        elif key not in ("t", "x") and len(value) > MAX_ITEM:
+            refused.append((key, f"the setting {key!r} is {len(value)} characters long"))
+        else:
+            fields[key] = value
+    return fields, refused
 
 
 _ESCAPES = re.compile(r"((?:%[0-9A-Fa-f]{2})+)")
@@ -128,5 +162,12 @@ def _parse_rows(text, label):
     return mha.parse_tokens(rows, label)
 
 
-_KNOWN = {"t", "x", "h"} | {linked.key for linked in figure_state.LINKED}
+_READ = {"t": lambda text: _parse_rows(text, "token"), "x": lambda text: _parse_rows(text, "context token"),
+         "h": lambda text: mha.parse_count(text, "heads", 1, mha.MAX_WIDTH),
+         **{linked.key: linked.parse for linked in figure_state.LINKED}}
+_FIELDS = {"t": ("tokens",), "x": ("context",), "h": ("heads", "kv_heads"),
+           **{linked.key: (linked.field,) for linked in figure_state.LINKED}}
+ORDER = ("t", "x", "p", "h", "kv", "c", "s", "d", "len")  # projections before heads: sharing needs them
+_KNOWN = set(ORDER)
+assert _KNOWN == set(_READ), "ORDER names every key the link can carry"
 

@@ -318,12 +318,20 @@ def with_model(state, name):
     return changed(state, kv=state["kv"]._replace(shape=model_shape(name)))
 
 
+def with_own_shape(state):
+    """The calculator's "your own shape": the numbers stay, the published model's name (and window) go."""
+    return changed(state, kv=state["kv"]._replace(shape=mha.ModelShape(CUSTOM_MODEL, *state["kv"].shape.counts)))
+
+
 def with_kv_fields(state, shape, seq_len, bytes_per_value, batch=1):
     """The KV calculator's fields as the reader typed them; counts equal to a model's keep that model.
 
     The model shown now wins a tie (Llama-3-8B, Llama-3.1-8B and Mistral-7B-v0.1 share one shape).
     """
-    models = (state["kv"].shape, *mha.MODEL_SHAPES)
+    now = state["kv"].shape
+    if now.name == CUSTOM_MODEL and now.counts == shape.counts:  # the reader's own shape stays theirs
+        return changed(state, kv=KV(now, seq_len, bytes_per_value, batch))
+    models = (now, *mha.MODEL_SHAPES)
     named = next((m for m in models if m.counts == shape.counts and m.name in MODEL_NAMES),
                  mha.ModelShape(CUSTOM_MODEL, *shape.counts))
     return changed(state, kv=KV(named, seq_len, bytes_per_value, batch))

@@ -156,6 +156,44 @@ const CHECKS = {
     return `Run printed ${printed.length} lines, ending ${last}`;
   },
 
+  /** Tab reaches the first cell's editor and moves on, its code unchanged; once typed in, Tab indents. */
+  async keyboard(page, base) {
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    const area = "#cell-two-heads-code";
+    const original = await page.$eval(area, (node) => node.defaultValue);
+    await page.$eval("#cell-two-heads", (node) => node.scrollIntoView()); // the editor's script loads as a cell nears
+    await page.waitForSelector(`${area}[data-editor]`, { timeout: READY_TIMEOUT_MS });
+    await page.$eval(area, (node) => node.dispatchEvent(new Event("cell-editor"))); // its editor, now
+    await page.waitForSelector("#cell-two-heads .cm-content", { timeout: READY_TIMEOUT_MS });
+    await page.$eval("#cell-two-heads .cm-content", (node) => node.focus());
+    await page.keyboard.press("Tab");
+    const after = await page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
+    expect(after === "Run cell: two heads", `Tab from the untouched editor went to ${JSON.stringify(after)}`);
+    expect(await page.$eval(area, (node) => node.value) === original, "Tab changed the cell's code");
+    await page.$eval("#cell-two-heads .cm-content", (node) => node.focus());
+    await page.keyboard.press("x"); // the reader types: Tab indents from now on
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Tab");
+    const code = await page.$eval(area, (node) => node.value);
+    expect(code !== original && code.replace(/ {4}/, "") === original, `after typing, Tab left ${JSON.stringify(code.slice(0, 40))}`);
+    return "Tab moved from the untouched editor to Run, the code unchanged; after typing, Tab indented";
+  },
+
+  /** Issue 30's link: h=3 does not divide width 4, so it is refused by name; its other keys are kept. */
+  async link(page, base) {
+    await page.goto(`${base}#t=1,0,0,1;0.9,0.1,0,1&h=3&p=rand&d=50`, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    await page.waitForFunction(() => document.getElementById("link-notice")?.textContent.includes("h=3"),
+                               { timeout: READY_TIMEOUT_MS });
+    const top = await page.$eval("#link-notice", (node) => node.textContent);
+    expect(top.includes("width 4 is not divisible by 3 heads"), `#link-notice says ${JSON.stringify(top)}`);
+    const kept = await page.evaluate(() => ["projections", "distractors", "heads"]
+      .map((id) => document.getElementById(id).value));
+    expect(JSON.stringify(kept) === JSON.stringify(["random", "50", "2"]), `projections, distractors, heads: ${kept}`);
+    return `kept ${kept.join(", ")}; the top says: ${top}`;
+  },
+
   /** A cell's fetch to another origin (MHA_OTHER_ORIGIN) is refused inside the cells' worker, which says so. */
   async network(page, base) {
     const other = process.env.MHA_OTHER_ORIGIN;

@@ -293,6 +293,36 @@ def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site
     expect(output(page, "one_head")).to_have_text("42")
 
 
+def test_every_run_and_stop_press_is_answered_and_stop_cancels_a_waiting_run(page, site_url):
+    """Issue 30: Run on a running cell, Run on a waiting one, Stop on a waiting one (also while the cells' Python
+    restarts after a Stop): each press says what it did, and a cancelled run never starts."""
+    page.goto(site_url)
+    wait_cells_ready(page)
+    stop = lambda name: page.get_by_role("button", name=f"Stop cell: {title(name)}", exact=True)
+    replace_code(page, "two_heads", RUNAWAY)
+    replace_code(page, "one_head", "print(6 * 7)\n")
+    run_button(page, "two_heads").click()
+    expect(output(page, "two_heads")).to_have_text("started")
+    run_button(page, "two_heads").click()
+    expect(status(page, "two_heads")).to_have_text(cell_view.ALREADY_RUNNING)
+    run_button(page, "one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.QUEUED)
+    run_button(page, "one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.ALREADY_QUEUED)
+    stop("one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.CANCELLED)
+    expect(stop("one_head")).to_be_disabled()
+    stop("two_heads").click()
+    expect(status(page, "two_heads")).to_have_text(re.compile(r"^Stopped after"))
+    run_button(page, "one_head").click()  # the cells' Python is starting again: the run waits, and Stop is on
+    expect(status(page, "one_head")).to_have_text(cell_view.WAITING_FOR_PYTHON)
+    stop("one_head").click()
+    expect(status(page, "one_head")).to_have_text(cell_view.CANCELLED)
+    expect(output(page, "one_head")).to_be_empty()  # the cancelled runs never ran
+    run(page, "one_head")
+    expect(output(page, "one_head")).to_have_text("42")
+
+
 @pytest.mark.parametrize("source", HOSTILE, ids=["huge-list", "endless-recursion", "100000-prints"])
 def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url, source):
     page.goto(site_url)
@@ -319,14 +349,28 @@ def test_clicks_in_a_cell_off_its_buttons_do_nothing_once_python_is_ready(page, 
     expect(output(page, "two_heads")).to_be_empty()
 
 
-def test_keys_tab_indents_escape_then_tab_leaves(page, site_url):
-    """Tab / Shift+Tab indent and dedent; after Esc they move focus out and back: no keyboard trap."""
+def test_keys_tab_moves_on_until_the_reader_types_then_indents_and_escape_then_tab_leaves(page, site_url):
+    """Arriving by Tab, Tab moves on and the code stays; once the reader types, Tab / Shift+Tab indent and
+    dedent; after Esc they move focus out and back: no keyboard trap. The hint says so before the editor."""
     page.goto(site_url)
     wait_ready(page)
     editor = code(page, "two_heads")
     original = (CELLS / "two_heads.py").read_text()
+    hint = page.locator("#cell-two-heads-tab")
+    expect(hint).to_have_text(cell_view.TAB)
+    assert hint.bounding_box()["y"] < page.locator("#cell-two-heads-code").evaluate(
+        "area => area.closest('[data-cell]').querySelector('.cm-editor, textarea').getBoundingClientRect().top + scrollY")
+    assert "cell-two-heads-tab" in editor.get_attribute("aria-describedby")
     editor.focus()
+    page.keyboard.press("Tab")  # arrived, typed nothing: Tab moves on
+    expect(run_button(page, "two_heads")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(editor).to_be_focused()
+    expect(source(page, "two_heads")).to_have_value(original)
+
     editor.press("Control+Home")
+    editor.press("x")  # the reader types: from now on Tab indents
+    editor.press("Backspace")
     editor.press("Tab")
     expect(source(page, "two_heads")).to_have_value("    " + original)
     editor.press("Shift+Tab")
@@ -340,21 +384,60 @@ def test_keys_tab_indents_escape_then_tab_leaves(page, site_url):
     outline = run_button(page, "two_heads").evaluate("b => getComputedStyle(b).outlineStyle")
     assert outline != "none"  # focus is visible
 
-    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")  # back in: typed nothing since, so Shift+Tab moves on again
     expect(editor).to_be_focused()
-    editor.press("Escape")
     page.keyboard.press("Shift+Tab")
     expect(editor).not_to_be_focused()
     expect(source(page, "two_heads")).to_have_value(original)  # leaving typed nothing
 
-    editor.focus()  # Esc, then another key: Tab indents again
+    editor.focus()  # typed, then Esc, then another key: Tab indents again
     editor.press("Control+Home")
+    editor.press("x")
+    editor.press("Backspace")
     editor.press("Escape")
     editor.press("ArrowDown")
     editor.press("Tab")
     expect(editor).to_be_focused()
     lines = original.split("\n")
     expect(source(page, "two_heads")).to_have_value("\n".join([lines[0], "    " + lines[1], *lines[2:]]))
+
+
+NAMED = """e => {  // a control by what a reader would call it (figures redraw their controls, so no marks)
+    const cell = e.closest(".cm-editor") ? "editor " + e.getAttribute("aria-label") : "";
+    const name = e.type === "radio" ? "radio group " + e.name
+        : cell || e.id || e.getAttribute("aria-label") || e.textContent.trim().slice(0, 40);
+    return e.tagName.toLowerCase() + ": " + name;
+}"""
+TABBABLE = f"""() => [...document.querySelectorAll(
+        "a[href], button, input, select, textarea, summary, [tabindex], [contenteditable=true]")]
+    .filter(e => e.tabIndex >= 0 && !e.disabled && e.checkVisibility() && !e.closest("[inert]"))
+    .map({NAMED})"""
+
+
+def test_tab_from_the_top_reaches_every_control_and_never_changes_a_cells_code(page, site_url):
+    """Issue 30: a keyboard reader pressing Tab from the top to the end meets every control and leaves every
+    cell's code as it was (Tab moves past an editor the reader has not typed in)."""
+    page.goto(site_url)
+    wait_cells_ready(page)
+    page.locator("#cell-two-heads").scroll_into_view_if_needed()  # the editor's script loads as a cell nears
+    expect(page.locator("textarea[data-cell-code][data-editor]")).to_have_count(len(cell_view.CELLS),
+                                                                          timeout=READY_TIMEOUT_MS)
+    for area in page.locator("textarea[data-cell-code]").all():  # every editor up, so the list below holds them
+        area.dispatch_event("cell-editor")
+    expect(page.locator(".cm-editor")).to_have_count(len(cell_view.CELLS))
+    codes = [area.input_value() for area in page.locator("textarea[data-cell-code]").all()]
+    wanted = page.evaluate(TABBABLE)
+    page.evaluate("document.activeElement?.blur(); window.scrollTo(0, 0)")
+    reached = []
+    for _ in range(len(wanted) + 10):
+        page.keyboard.press("Tab")
+        name = page.evaluate(f"() => [null, document.body].includes(document.activeElement) ? null : ({NAMED})(document.activeElement)")
+        if name is None or (reached and name == reached[0]):
+            break  # past the last control
+        reached.append(name)
+    missed = sorted((set(wanted) | set(page.evaluate(TABBABLE))) - set(reached))
+    assert not missed, f"Tab never reached {len(missed)} controls: {missed}; it reached {reached}"
+    assert [area.input_value() for area in page.locator("textarea[data-cell-code]").all()] == codes
 
 
 def test_the_editor_highlights_numbers_lines_matches_brackets_and_indents(page, site_url):

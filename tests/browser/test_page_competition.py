@@ -24,13 +24,14 @@ def sentence(words, k):
 
 
 def rule_x(page):
-    return float(page.locator("#competition-chart .rule").get_attribute("x1"))
+    return float(page.locator("#competition-chart svg.wide .rule").get_attribute("x1"))
 
 
 def test_the_chart_has_a_line_per_head_and_is_hidden_from_screen_readers(lesson):
-    chart = lesson.locator("#competition-chart svg")
+    chart = lesson.locator("#competition-chart svg.wide")
     expect(chart).to_have_attribute("aria-hidden", "true")
-    expect(chart.locator("polyline")).to_have_class(["line head-0", "line head-1", "line wide"])
+    expect(lesson.locator("#competition-chart svg.narrow")).to_be_hidden()  # the phone's own drawing
+    expect(chart.locator("polyline")).to_have_class(["line head-0 held", "line head-1", "line wide"])
     expect(chart.locator(".line-name")).to_have_text(["head 0", "head 1", "one wide head"])
     stroke = chart.locator("polyline.head-0").evaluate("e => getComputedStyle(e).stroke")
     assert stroke not in ("none", "rgb(0, 0, 0)"), stroke  # coloured by competition.css, not the default
@@ -46,7 +47,7 @@ def test_the_prerendered_sentence_quotes_the_default_count(page, site_url):
 
 def test_typing_a_count_redraws_the_chart_the_tables_and_the_sentence(lesson):
     field, now = lesson.locator("#distractors"), lesson.locator("#competition-now")
-    label = lesson.locator("#competition-chart .now-label")
+    label = lesson.locator("#competition-chart svg.wide .now-label")
     table = lesson.get_by_role("table", name="weight on the relevant token", exact=True)
     field.fill("0")
     expect(now).to_have_text(sentence("no distractors", 0))
@@ -61,12 +62,13 @@ def test_typing_a_count_redraws_the_chart_the_tables_and_the_sentence(lesson):
         current = lesson.locator("#competition-curve tr[aria-current=true]")
         expect(current.locator("th")).to_have_text(f"{k:,}")
         expect(current.locator("td")).to_have_text(HAND[k])
-        expect(lesson.locator("#competition-chart circle")).to_have_count(3)
+        expect(lesson.locator("#competition-chart svg.wide circle")).to_have_count(3)
         steps.append(rule_x(lesson))
     assert start < steps[0] < steps[1] < steps[2]
     assert steps[1] - steps[0] > 0.5 * (steps[2] - steps[1])  # a log axis: 1 -> 30 is not 1/33 of 30 -> 1000
     field.fill("1001")  # refused: the marker and the sentence stay
-    expect(lesson.locator("#distractors-error")).to_contain_text("between 0 and 1000")
+    expect(lesson.locator("#distractors-error")).to_contain_text("between 0 and 1,000")
+    expect(field).to_have_attribute("aria-invalid", "true")
     expect(label).to_have_text("1,000 distractors")
     expect(now).to_have_text(sentence("1,000 distractors", 1000))
     field.fill("1")
@@ -74,13 +76,32 @@ def test_typing_a_count_redraws_the_chart_the_tables_and_the_sentence(lesson):
     expect(lesson).to_have_url(re.compile(r"d=1(&|$)"))
 
 
+def test_head_0s_line_and_the_charts_table_wait_for_check(lesson):
+    """Issue 28: section 9's question asks what head 0 keeps at 1,000; its line (and the table of the chart's
+    numbers) wait for Check, as section 2's counts do. Another pick hides them again."""
+    held = lesson.locator("#competition-chart svg.wide polyline.head-0")
+    question = lesson.locator("fieldset[data-question=prompts]")
+    question.locator("input[type=radio]").first.check()  # a new pick: what Check showed waits again
+    expect(held).to_have_css("visibility", "hidden")
+    expect(lesson.locator(".competition-details")).to_be_hidden()
+    expect(lesson.locator("#competition-chart svg.wide polyline.head-1")).to_have_css("visibility", "visible")
+    question.get_by_role("button", name="Check my answer").click()
+    expect(held).to_have_css("visibility", "visible")
+    expect(lesson.locator(".competition-details")).to_be_visible()
+
+
 def test_the_chart_and_its_table_fit_a_phone(browser, site_url):
     page, guard = open_page(browser, site_url, "#d=1000", viewport={"width": 375, "height": 800},
                             color_scheme="dark")
-    expect(page.locator("#competition-chart .now-label")).to_have_text("1,000 distractors")
+    expect(page.locator("#competition-chart svg.narrow .now-label")).to_have_text("1,000 distractors")
     expect(page.locator("#competition-now")).to_have_text(sentence("1,000 distractors", 1000))
-    box = page.locator("#competition-chart svg").bounding_box()
+    expect(page.locator("#competition-chart svg.wide")).to_be_hidden()  # a drawing for the width, not scaled down
+    box = page.locator("#competition-chart svg.narrow").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
+    names = [page.locator("#competition-chart svg.narrow .line-name").nth(i).bounding_box() for i in range(3)]
+    for i, a in enumerate(names):  # "one wide head" and "head 1" no longer overlap
+        for b in names[i + 1:]:
+            assert a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"], names
     region = page.locator("#competition-table")
     assert region.evaluate("e => e.scrollWidth <= e.clientWidth")
     page.context.close()

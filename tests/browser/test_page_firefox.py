@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SMOKE = HERE / "firefox_smoke.mjs"
 PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
-# Five checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
+# Seven checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
 # run takes ~20 s). The limit only stops a hung browser from hanging the suite.
 RUN_TIMEOUT_S = 600
 
@@ -118,6 +118,16 @@ def test_firefox_edit_of_token_one_time_slots_flattens_head_one(firefox):
 def test_firefox_two_heads_cell_runs_and_prints_both_heads(firefox):
     """Run on the "two heads" cell prints each head's rows, as CPython prints them."""
     check(firefox, "cell")
+
+
+def test_firefox_tab_moves_past_an_untouched_editor_and_indents_once_the_reader_types(firefox):
+    """Issue 30: Tab is no trap in the code editors, in Firefox too."""
+    check(firefox, "keyboard")
+
+
+def test_firefox_a_link_with_one_bad_key_keeps_the_others_and_names_it(firefox):
+    """Issue 30's link in Firefox: h=3 refused at the top of the page, random projections and 50 distractors kept."""
+    check(firefox, "link")
 
 
 def test_firefox_cells_fetch_to_another_origin_is_refused_in_its_worker_and_said(firefox):

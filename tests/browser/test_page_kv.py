@@ -25,7 +25,9 @@ BAD_FIELDS = [  # (field, typed text, words of the sentence under the calculator
     ("kv-batch", "0", "batch must be between 1 and"),
     ("kv-batch", "two", "batch"),
     ("kv-bytes", "NaN", "bytes per number"),
-    ("kv-bytes", "-2", "must be positive"),
+    ("kv-bytes", "-2", "bytes per number must be at least 0.125 (one bit)"),
+    ("kv-bytes", "1e-9", "bytes per number must be at least 0.125 (one bit), got 1e-09"),
+    ("kv-batch", "100001", "batch must be between 1 and 100,000, got 100,001"),
 ]
 
 
@@ -94,7 +96,8 @@ def test_sharing_switches_on_random_projections_and_a_group_shares_keys_and_valu
 
 def test_a_link_with_shared_heads_on_identity_slices_is_refused_with_its_reason(browser, site_url):
     page, guard = open_page(browser, site_url, "#h=2&kv=1&p=id")
-    expect(page.locator("#fragment-notice")).to_contain_text(
+    expect(page.locator("#link-notice")).to_contain_text("This link opened without kv=1")
+    expect(page.locator("#kv-sharing-error")).to_contain_text(  # beside the key/value heads picker
         "shared key/value heads need random projections: with identity slices, query head 1 would score "
         "its slots 2-3 against keys made of query head 0's slots 0-1")
     expect(page.locator("#kv-heads")).to_have_value("2")
@@ -155,10 +158,32 @@ def test_the_table_names_every_config_and_follows_the_fields(reader):
 
 @pytest.mark.parametrize("fid, text, words", BAD_FIELDS)
 def test_bad_input_in_every_field_is_named_and_the_bill_stays(reader, fid, text, words):
-    bill = reader.locator("#kv-bill")
-    reader.locator(f"#{fid}").fill(text)
+    bill, field = reader.locator("#kv-bill"), reader.locator(f"#{fid}")
+    field.fill(text)
     expect(reader.locator("#kv-error")).to_contain_text(words)
+    expect(field).to_have_attribute("aria-invalid", "true")  # marked, with a border of the alert colour
+    assert field.evaluate("e => getComputedStyle(e).boxShadow") != "none"
     expect(bill).to_contain_text("1.00 GiB")
-    reader.locator(f"#{fid}").fill(LLAMA_3_8B_FIELDS[fid])
+    field.fill(LLAMA_3_8B_FIELDS[fid])
     expect(reader.locator("#kv-error")).to_be_empty()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
     expect(reader.locator("#kv-model")).to_have_value("Llama-3-8B")
+
+
+def test_the_calculator_reads_numbers_as_it_prints_them_and_bills_in_tib(reader):
+    """Issue 30: '8,192' and '100,000' are read as the page prints them; 100,000 conversations of Llama-3-8B's
+    1 GiB cache are 100,000 / 1,024 = 97.66 TiB (not 100000.00 GiB)."""
+    reader.locator("#kv-seq-len").fill("8,192")
+    reader.locator("#kv-batch").fill("100,000")
+    expect(reader.locator("#kv-error")).to_be_empty()
+    expect(reader.locator("#kv-bill")).to_contain_text("× 100000 conversations = 97.66 TiB")
+
+
+def test_your_own_shape_drops_the_models_name_from_the_bill(reader):
+    reader.locator("#kv-model").select_option("custom")
+    caption = reader.locator("#kv-bill caption")
+    expect(caption).to_contain_text("your own shape")
+    expect(caption).not_to_contain_text("Llama")
+    reader.locator("#kv-seq-len").fill("4096")  # a length typed after it keeps the reader's choice
+    expect(caption).to_contain_text("your own shape: 4096 tokens")
+    expect(reader.locator("#kv-model")).to_have_value("custom")

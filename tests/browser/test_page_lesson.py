@@ -221,9 +221,13 @@ def test_learned_projections_seed_and_outputs(reader):
 
 
 def test_causal_mask(reader):
+    """Token 0 cannot see token 1: that cell says "masked" (its own mark, muted), not a weight of 0.0000."""
     reader.locator("#causal").check()
-    expect_tables(reader, {"head 0 weights": [["1.0000", "0.0000"], ["0.5141", "0.4859"]],
-                           "one head weights": [["1.0000", "0.0000"], ["0.3870", "0.6130"]]})
+    expect_tables(reader, {"head 0 weights": [["1.0000", "masked"], ["0.5141", "0.4859"]],
+                           "one head weights": [["1.0000", "masked"], ["0.3870", "0.6130"]]})
+    masked = weights_table(reader, "head 1 weights").locator("td.masked")
+    expect(masked).to_have_count(1)
+    assert masked.evaluate("e => getComputedStyle(e).fontStyle") == "italic"
     reader.locator("#causal").uncheck()
     expect_tables(reader, WORKED)
 
@@ -326,6 +330,7 @@ def test_bad_numbers_are_named_and_the_other_edits_stay(reader):
         error = reader.locator("#grid-error")
         expect(error).to_contain_text(f"token 0 slot 0")
         expect(error).to_contain_text(words)
+        expect(field(reader, 0, 0)).to_have_attribute("aria-invalid", "true")  # the refused field is marked
         expect_tables(reader, WORKED)
     # another field edited meanwhile still redraws; the bad one keeps its text and its message
     field(reader, 1, 2).fill("0")
@@ -333,8 +338,16 @@ def test_bad_numbers_are_named_and_the_other_edits_stay(reader):
     expect_tables(reader, EXERCISE)
     expect(field(reader, 0, 0)).to_have_value("1e309")
     expect(reader.locator("#grid-error")).to_contain_text("token 0 slot 0")
+    expect(field(reader, 1, 3)).not_to_have_attribute("aria-invalid", "true")
     field(reader, 0, 0).fill("1")
     expect(reader.locator("#grid-error")).to_be_empty()
+    expect(field(reader, 0, 0)).not_to_have_attribute("aria-invalid", "true")  # good again: unmarked
+    reader.locator("#seed").fill("-1")  # every field that can be refused is marked the same way
+    expect(reader.locator("#seed")).to_have_attribute("aria-invalid", "true")
+    reader.locator("#seed").fill("1,000")  # as the page would print it
+    expect(reader.locator("#seed-error")).to_be_empty()
+    expect(reader.locator("#seed")).not_to_have_attribute("aria-invalid", "true")
+    reader.locator("#seed").fill("0")
     field(reader, 0, 0).fill("1e200")  # a finite number whose scores overflow: mha says so
     expect(reader.locator("#grid-error")).to_contain_text("too large")
     expect_tables(reader, EXERCISE)
@@ -428,9 +441,9 @@ def test_a_shared_link_reopens_the_same_figure(reader, browser, site_url):
 
 def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(browser, site_url):
     page, guard = open_page(browser, site_url, "#t=<img src=x onerror=document.title=1>")
-    notice = page.locator("#fragment-notice")
+    notice = page.locator("#link-notice")
     expect(notice).to_have_attribute("role", "alert")
-    expect(notice).to_contain_text("ignored the link's settings: the link contains characters it should not")
+    expect(notice).to_contain_text("ignored the link's settings: t: the link contains characters it should not")
     expect(page.locator("main img, main script")).to_have_count(0)
     expect(page).to_have_title("Multi-head attention, by hand")
     expect_tables(page, WORKED)
@@ -441,22 +454,47 @@ def test_a_link_with_markup_is_ignored_with_a_notice_and_never_becomes_markup(br
 @pytest.mark.parametrize("fragment, words", [
     ("#h=3", "not divisible by 3 heads"),
     ("#t=%3Cscript%3Edocument.title%3D1%3C%2Fscript%3E", "characters it should not"),
-    ("#t=" + ",".join(["1"] * (mha.MAX_WIDTH + 1)) + "&h=1", f"between 1 and {mha.MAX_WIDTH}"),
+    ("#t=" + ",".join(["1"] * (mha.MAX_WIDTH + 1)), f"between 1 and {mha.MAX_WIDTH}"),
     ("#t=" + ";".join(["1,0,0,1"] * (mha.MAX_TOKENS + 1)), f"at most {mha.MAX_TOKENS} tokens"),
     ("#t=1e309,0,0,1", "not a finite number"),
-    ("#t=1e200,0,0,1;0.9,0.1,1,0&x=0,0,0,0;0,0,0,0", "too large"),  # once stopped the page from starting
-    ("#s=-1&p=rand", "seed must be between 0 and"),
-    ("#d=1001", "distractors must be between 0 and 1000"),
+    ("#t=1e200,0,0,1;0.9,0.1,1,0", "too large"),  # with a context, once stopped the page from starting
+    ("#s=-1", "seed must be between 0 and"),
+    ("#d=1001", "distractors must be between 0 and 1,000"),
 ])
 def test_a_malformed_link_is_ignored_with_a_notice(reader, fragment, words):
-    """Pasted into the address bar of an open page (hashchange): refused, and the figure keeps its state."""
+    """Pasted into the address bar of an open page (hashchange): nothing in it can be used, so it is refused at
+    the top of the page, and the figure keeps its state."""
     reader.evaluate("text => { location.hash = text; }", fragment)
-    notice = reader.locator("#fragment-notice")
+    notice = reader.locator("#link-notice")
     expect(notice).to_contain_text("ignored the link's settings")
     expect(notice).to_contain_text(words)
     expect(reader.locator("main img, main script")).to_have_count(0)
     expect(reader).to_have_title("Multi-head attention, by hand")
     expect_tables(reader, WORKED)
+
+
+def test_one_bad_key_of_a_link_costs_only_itself_and_is_said_on_the_first_screen_and_beside_its_control(
+        browser, site_url):
+    """Issue 30's link: width 4 is not divisible by 3 heads. The tokens, the random projections and the 50
+    distractors are kept; h=3 is named at the top (in the first screen) and beside the heads picker."""
+    page, guard = open_page(browser, site_url, "#t=1,0,0,1;0.9,0.1,0,1&h=3&p=rand&d=50")
+    top = page.locator("#link-notice")
+    expect(top).to_contain_text("This link opened without h=3")
+    expect(top).to_contain_text("width 4 is not divisible by 3 heads")
+    assert top.bounding_box()["y"] + top.bounding_box()["height"] <= page.viewport_size["height"]
+    expect(page.locator("#fragment-notice")).to_have_text(
+        "The link's h=3 was not used: width 4 is not divisible by 3 heads.")
+    expect(field(page, 1, 2)).to_have_value("0")
+    expect(field(page, 1, 3)).to_have_value("1")
+    expect(page.locator("#projections")).to_have_value("random")
+    expect(page.locator("#heads")).to_have_value("2")
+    expect(page.locator("#distractors")).to_have_value("50")
+    expect(page).to_have_url(re.compile(r"h=2&kv=2&c=0&p=rand&s=0&d=50"))  # the link now says what is shown
+    page.locator("#reset-all").click()
+    expect(top).to_be_empty()
+    expect(page.locator("#fragment-notice")).to_be_empty()
+    page.context.close()
+    assert not guard.problems(), guard.problems()
 
 
 def test_phone_width_has_no_sideways_scroll(browser, site_url, tmp_path):
@@ -521,6 +559,21 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
     expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.4f}")
     page.context.close()
     assert not guard.problems(), guard.problems()
+
+
+def test_widening_past_16_folds_the_outputs_as_a_wide_link_does_and_they_open_again(reader):
+    """Issue 30's slow keystroke at width 64 was mostly the outputs (2 x n x d numbers) redrawn each time: past
+    width 16 the picker folds them, as a wide link does; opened again, they show the numbers of the state."""
+    details = reader.locator("#outputs-details")
+    expect(details).to_have_attribute("open", "")
+    reader.locator("#width").select_option("32")
+    expect(details).not_to_have_attribute("open", "")
+    reader.locator("#outputs-details summary").click()
+    outputs = reader.get_by_role("table", name="output after w_o", exact=True)
+    expect(outputs.locator("tbody tr").first.locator("td")).to_have_count(32)
+    reader.locator("#width").select_option("64")  # already wide: the reader's choice to open them stays
+    expect(details).to_have_attribute("open", "")
+    reader.locator("#width").select_option("4")  # as the other tests find the page
 
 
 # --- boot.js's mhaDraw: a draw over earlier children ends as a fresh build would --------------

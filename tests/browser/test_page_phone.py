@@ -162,3 +162,35 @@ def test_a_scroll_regions_shadow_shows_on_the_side_with_more(phone, scheme):
             region.evaluate("e => { e.scrollLeft = 0; }")
     finally:
         blank.close()
+
+
+# The smallest text each section draws, in CSS px as it lands on the screen: a text node's font size, and in an
+# SVG the font size times the drawing's scale (getScreenCTM), so a desktop chart scaled down to a phone counts
+# at the size it is seen. Text that is not shown (display: none, visibility: hidden) does not count.
+SMALLEST_TEXT = """(skip) => [...document.querySelectorAll('main > section')].filter((s) => s.id !== skip).map((section) => {
+  let smallest = {size: Infinity, what: ''};
+  const walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const e = node.parentElement;
+    if (!node.textContent.trim() || e.closest('option, textarea') || !e.getClientRects().length) continue;
+    const style = getComputedStyle(e);
+    if (style.visibility !== 'visible') continue;
+    const m = e instanceof SVGElement ? e.getScreenCTM() : null;  // rotated text too: the matrix's scale
+    const scale = m ? Math.hypot(m.a, m.b) : 1;
+    const size = parseFloat(style.fontSize) * scale;
+    if (size < smallest.size) smallest = {size, what: `${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''}: ${node.textContent.trim().slice(0, 30)}`};
+  }
+  return {section: section.id, ...smallest};
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_at_375_px_no_text_is_smaller_than_11_px_in_any_section_but_section_8(phone, scheme):
+    """Issue 30: on a phone nothing is drawn under 11 px: charts are drawn for the width (figures/competition.py's
+    NARROW), not a desktop drawing scaled down. Section 8's owner checks their own section."""
+    phone.emulate_media(color_scheme=scheme)
+    smallest = phone.evaluate(SMALLEST_TEXT, "trained")
+    assert len(smallest) >= 9, smallest
+    small = [s for s in smallest if s["size"] < 11]
+    assert not small, "text under 11 px at 375 px:\n" + "\n".join(f"{s['section']}: {s['size']:.1f} px, {s['what']}"
+                                                                    for s in small)

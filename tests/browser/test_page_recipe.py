@@ -226,12 +226,17 @@ def test_a_typed_sequence_length_shows_the_n_by_n_share_and_junk_shows_the_sente
     expect(reader.locator("#fig-cost-share")).to_contain_text("83,918,848 multiply-adds")
     expect(reader).to_have_url(re.compile(r"&len=2$"))
     for text, sentence in [("abc", "sequence length: 'abc' is not a whole number"),
-                           ("0", "sequence length must be between 1 and 10000000, got 0"),
-                           ("8,192", "sequence length: '8,192' is not a whole number")]:
+                           ("0", "sequence length must be between 1 and 10,000,000, got 0"),
+                           ("8,19", "sequence length: '8,19' is not a whole number")]:
         field.fill(text)
         expect(error).to_have_text(sentence)
         expect(error).to_have_attribute("role", "alert")
+        expect(field).to_have_attribute("aria-invalid", "true")
         expect(share(reader)).to_have_text(["0.04%", "0.03%"])   # the last length the field held
+    field.fill("8,192")  # as the page prints it (issue 30)
+    expect(error).to_be_empty()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
+    expect(share(reader)).to_have_text(["62%", "44%"])
     field.fill("9000")
     expect(error).to_be_empty()
     expect(reader.locator("#fig-cost-share")).to_contain_text("Llama-3-8B was built for 8,192 tokens")
@@ -247,7 +252,8 @@ def test_a_shared_link_carries_the_sequence_length_and_a_bad_one_is_refused(read
     expect(reader.locator("#cost-seq-len")).to_have_value("2")
     expect(share(reader)).to_have_text(["0.04%", "0.03%"])
     reader.evaluate("location.hash = '#len=0'")
-    expect(reader.locator("#fragment-notice")).to_contain_text("sequence length must be between 1 and 10000000")
+    expect(reader.locator("#link-notice")).to_contain_text("sequence length must be between 1 and 10,000,000")
+    expect(reader.locator("#cost-seq-len-error")).to_contain_text("The link's len=0 was not used")
     expect(share(reader)).to_have_text(["0.04%", "0.03%"])  # the figure keeps its state
 
 

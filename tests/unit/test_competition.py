@@ -215,7 +215,7 @@ def test_the_chart_draws_one_line_per_head_and_marks_the_current_count(k, words)
     check(chart)
     assert chart[0] == "svg" and chart[1]["aria-hidden"] == "true" and chart[1]["data-distractors"] == str(k)
     lines = find(chart, "polyline")
-    assert [line[1]["class"] for line in lines] == ["line head-0", "line head-1", "line wide"]
+    assert [line[1]["class"] for line in lines] == ["line head-0 held", "line head-1", "line wide"]  # held: Check
     for i, line in enumerate(lines):
         drawn = points(line)
         assert [x for x, _ in drawn] == pytest.approx([log_x(j) for j in competition.SAMPLES], abs=0.01)
@@ -246,6 +246,30 @@ def test_the_lines_are_named_in_the_chart_without_overlapping_or_dropping_onto_t
     heights = sorted(n[1]["y"] for n in names)
     assert all(b - a >= competition.LABEL_GAP for a, b in zip(heights, heights[1:]))
     assert heights[-1] <= competition.BOTTOM + 4
+
+
+@pytest.mark.parametrize("k", [0, 37, MAX_DISTRACTORS])
+def test_a_phone_gets_a_drawing_of_its_own_whose_names_and_ticks_never_overlap(k):
+    """NARROW: names at least a 13 px line apart (their font, competition.css), the last tick label ending at the
+    axis, left of the names; the same weights as the desktop drawing."""
+    (wide, narrow) = FIGURES["competition-chart"].build({"distractors": k}, None, None)
+    assert wide[1]["class"] == "competition-chart wide" and narrow[1]["class"] == "competition-chart narrow"
+    at = competition.NARROW
+    assert narrow[1]["viewBox"] == f"0 0 {at.width} {at.height}"
+    names = [n for n in find(narrow, "text") if "line-name" in n[1]["class"]]
+    heights = sorted(n[1]["y"] for n in names)
+    assert all(b - a >= 13 for a, b in zip(heights, heights[1:])) and heights[-1] <= at.bottom + 4
+    (last,) = [t for t in find(narrow, "text") if text(t) == "1,000" and t[1]["class"] == "tick"]
+    assert last[1]["text-anchor"] == "end" and last[1]["x"] < min(n[1]["x"] for n in names)
+    dots = find(narrow, "circle")
+    assert [(at.bottom - d[1]["cy"]) / (at.bottom - at.top) for d in dots] == pytest.approx(closed_form(k), abs=0.001)
+    assert [c for d in dots for c in [d[1]["class"]]] == ["dot head-0 held", "dot head-1", "dot wide"]
+
+
+def test_at_no_distractors_the_table_has_one_column_and_says_whose_mask_it_is():
+    tree = competition.competition_figure(0)
+    assert [text(th) for th in find(find(tree, "thead")[0], "th")] == ["head", "no distractors"]
+    assert "this figure's own causal mask, on whatever section 3's box says" in text(find(tree, "caption")[0])
 
 
 def test_the_chart_the_tables_and_the_sentence_redraw_when_the_count_changes():

@@ -290,3 +290,21 @@ def test_under_random_projections_nothing_says_a_head_reads_its_own_slots():
             assert "each of the 2 heads reads all 4 slots" in drawn["fig-slot-legend"]
             captions = [part for part in ALL["head-tables"].patch(state, view, view)["marked"]]  # a redraw's patch
             assert "head 0 (all slots, projected)" in str(captions) and "slots 0-1" not in str(captions)
+
+
+def test_a_causal_table_marks_each_key_after_its_query_as_masked_not_as_a_weight_of_zero():
+    """Issue 30: under the causal mask token 0 cannot see token 1, so that cell says "masked"; the weights that
+    exist stay numbers (token 0's own row is all on itself: 1.0000)."""
+    from figures import FIGURES
+    from page import state as figure_state
+    state = {**figure_state.default_state(), "causal": True}
+    view = figure_state.compute(state)
+    tree = FIGURES["head-tables"].build(state, view, None)
+    for table in find(tree, "table"):
+        rows = [[text(td) for td in find(tr, "td")] for tr in find(find(table, "tbody")[0], "tr")]
+        assert rows[0] == ["1.0000", "masked"] and rows[1][1] != "masked"
+        (cell,) = [td for td in find(table, "td") if text(td) == "masked"]
+        assert "masked" in cell[1]["class"].split() and not any(c.startswith("w") for c in cell[1]["class"].split())
+    patch = FIGURES["head-tables"].patch(state, view, view)
+    assert patch["text"].split("\n")[1::4] == ["masked"] * 3  # head 0, head 1, the one wide head: cell (0, 1)
+    assert lf.MASKED == "masked"

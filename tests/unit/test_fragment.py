@@ -44,9 +44,9 @@ HOSTILE = [  # (fragment, words the message must contain)
     ("#c=2", "causal must be one of"),
     ("#p=evil", "projections must be one of"),
     ("#s=-1", "between 0 and"),
-    ("#d=1001", "distractors must be between 0 and 1000"),
-    ("#len=0", "sequence length must be between 1 and 10000000, got 0"),
-    ("#len=10000001", "between 1 and 10000000"),
+    ("#d=1001", "distractors must be between 0 and 1,000"),
+    ("#len=0", "sequence length must be between 1 and 10,000,000, got 0"),
+    ("#len=10000001", "between 1 and 10,000,000"),
     ("#len=8k", "sequence length: '8k' is not a whole number"),
     ("#zz=1", "not a setting"),
     ("#h", "has no value"),
@@ -171,3 +171,46 @@ def test_unquote_decodes_escapes_as_utf8_like_urllib(text, expected):
 def test_unquote_agrees_with_urllib_on_any_text(text):
     from urllib.parse import unquote  # the reference, in the tests only: the page does not import it
     assert fragment.unquote(text) == unquote(text, errors="replace")
+
+
+# --- one bad key costs only itself (issue 30) ----------------------------------------------
+
+def test_one_bad_key_is_refused_by_name_and_the_good_keys_are_kept():
+    """Issue 30's link: width 4 is not divisible by 3 heads, so h=3 goes; the tokens, the random projections and
+    the 50 distractors stay, and the heads keep the default (2)."""
+    settings, refused = fragment.read("#t=1,0,0,1;0.9,0.1,0,1&h=3&p=rand&d=50")
+    assert settings == {**figure_settings(), "tokens": [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]],
+                        "projections": "random", "distractors": 50}
+    assert refused == [("h=3", "width 4 is not divisible by 3 heads")]
+
+
+@pytest.mark.parametrize("text, kept, name, words", [
+    ("#zz=1&s=7", {"seed": 7}, "zz", "not a setting this page knows"),
+    ("#s=-1&d=5", {"distractors": 5}, "s=-1", "seed must be between 0 and"),
+    ("#d=5&d=6", {"distractors": 5}, "d", "appears twice"),
+    ("#c&s=3", {"seed": 3}, "c", "has no value"),
+    ("#kv=1&p=rand&h=4", {"heads": 4, "kv_heads": 1, "projections": "random"}, None, None),  # p is read before kv
+    ("#h=4&kv=3", {"heads": 4, "kv_heads": 4}, "kv=3", "divisible"),
+    ("#t=<b>&s=2", {"seed": 2}, "t", "characters it should not"),
+])
+def test_each_key_stands_on_its_own(text, kept, name, words):
+    settings, refused = fragment.read(text)
+    assert settings == {**figure_settings(), **kept}
+    if name is None:
+        assert refused == []
+    else:
+        assert [n for n, _ in refused] == [name] and words in refused[0][1]
+
+
+def test_a_link_with_no_good_key_gives_no_settings_and_says_why():
+    assert fragment.read("#h=7") == (None, [("h=7", "width 4 is not divisible by 7 heads")])
+    assert fragment.read("") == (figure_settings(), [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="thxkvcpsdlen=&;,.01234-9ab%", max_size=80))
+def test_read_never_raises_and_what_it_keeps_passes_the_gate(text):
+    settings, refused = fragment.read(text)
+    assert all(isinstance(name, str) and why for name, why in refused)
+    if settings is not None:
+        figure_state.compute({**figure_state.default_state(), **settings})

@@ -325,7 +325,7 @@ def test_kv_fields_round_trip_through_read_kv_fields():
     ("kv-kv-heads", "3", "not divisible"), ("kv-head-width", "-1", "head width"),
     ("kv-seq-len", "<script>", "whole number"), ("kv-seq-len", "99999999999", "sequence length"),
     ("kv-batch", "0", "batch must be between"), ("kv-batch", "", "batch"),
-    ("kv-bytes", "nan", "finite"), ("kv-bytes", "-2", "positive"),
+    ("kv-bytes", "nan", "finite"), ("kv-bytes", "-2", "at least 0.125"), ("kv-bytes", "1e-9", "bytes per number must be at least"),
 ])
 def test_read_kv_fields_rejects_bad_input(field, value, message):
     fields = fields_of(kv.kv_cache_fields(mha.MODEL_SHAPES[0], 10))
@@ -374,4 +374,14 @@ def test_the_section_types_no_number_of_its_own():
     assert marks and marks <= set(kv.PROSE)
     prose = html.unescape(re.sub(r"<!--.*?-->|<div .*?</div>|<[^>]+>", " ", source, flags=re.S))
     numbers = re.findall(r"(?<![\w.])\d[\d.,]*", prose)
-    assert sorted(set(numbers)) == ["1", "2", "6."], numbers
+    assert sorted(set(numbers)) == ["1", "2", "3", "6."], numbers
+
+
+@pytest.mark.parametrize("n, text", [
+    (0.25, "0.25 B"),            # one layer, head and number at one bit: 2 x 0.125 bytes
+    (6.5, "6.5 B"), (512, "512 B"), (1000, "1,000 B"),
+    (100_000 * 2**30, "97.66 TiB"),  # 100,000 conversations of 1 GiB each: 100,000 / 1,024 TiB
+    (3 * 2**50, "3.00 PiB"),
+])
+def test_format_bytes_reads_well_from_a_fraction_of_a_byte_to_pebibytes(n, text):
+    assert mha.format_bytes(n) == text

@@ -38,7 +38,7 @@ GOOD = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
     (lambda: mha.slice_scores([1.0, 0.0], [[1.0]], [(0, 1)]), "key 0 has width 1, expected 2"),
     (lambda: mha.slice_scores([1e200, 1e200], [[1e200, 1e200]], [(0, 1), (1, 2)]), "slice score overflowed"),
     (lambda: mha.kv_cache_bytes(0, 8, 4096, 128), "layers must be at least 1"),
-    (lambda: mha.kv_cache_bytes(32, 8, 4096, 128, bytes_per_value=-2), "bytes_per_value must be positive"),
+    (lambda: mha.kv_cache_bytes(32, 8, 4096, 128, bytes_per_value=-2), "bytes per number must be at least 0.125 \\(one bit\\)"),
     (lambda: mha.kv_cache_bill(32, 32, 5, 4096, 128), "32 query heads are not divisible by 5"),
     (lambda: mha.random_projections(6, 4), "width 6 is not divisible by 4 heads"),
     (lambda: mha.random_projections(8, 2, seed="x"), "seed must be a whole number"),

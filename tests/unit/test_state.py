@@ -196,17 +196,19 @@ def test_a_link_replaces_the_figure_settings_but_not_the_calculator():
 
 @pytest.mark.parametrize("parse, text, value", [
     (s.parse_distractors, "1000", 1000), (s.parse_distractors, "0", 0), (s.parse_seed, "4294967295", 2**32 - 1),
-    (s.parse_cost_seq_len, "1", 1), (s.parse_cost_seq_len, " 8192 ", 8192), (s.parse_cost_seq_len, "10000000", 10**7)])
+    (s.parse_cost_seq_len, "1", 1), (s.parse_cost_seq_len, " 8192 ", 8192), (s.parse_cost_seq_len, "10000000", 10**7),
+    (s.parse_cost_seq_len, "8,192", 8192), (s.parse_distractors, "1,000", 1000)])  # as the page prints them
 def test_counts_parse_within_their_range(parse, text, value):
     assert parse(text) == value
 
 
 @pytest.mark.parametrize("parse, text, words", [
-    (s.parse_distractors, "1001", "between 0 and 1000"), (s.parse_distractors, "-1", "between 0 and 1000"),
-    (s.parse_seed, "4294967296", "between 0 and 4294967295"), (s.parse_seed, "abc", "whole number"),
-    (s.parse_cost_seq_len, "0", "sequence length must be between 1 and 10000000, got 0"),
-    (s.parse_cost_seq_len, "10000001", "between 1 and 10000000"),
-    (s.parse_cost_seq_len, "8,192", "sequence length: '8,192' is not a whole number"),
+    (s.parse_distractors, "1001", "between 0 and 1,000, got 1,001"), (s.parse_distractors, "-1", "between 0 and 1,000"),
+    (s.parse_seed, "4294967296", "between 0 and 4,294,967,295"), (s.parse_seed, "abc", "whole number"),
+    (s.parse_cost_seq_len, "0", "sequence length must be between 1 and 10,000,000, got 0"),
+    (s.parse_cost_seq_len, "10000001", "between 1 and 10,000,000"),
+    (s.parse_cost_seq_len, "8,19", "sequence length: '8,19' is not a whole number"),  # a comma out of place
+    (s.parse_cost_seq_len, "0,500", "sequence length: '0,500' is not a whole number"),  # a decimal comma
     (s.parse_cost_seq_len, "", "sequence length: '' is not a whole number")])
 def test_counts_out_of_range_are_refused_with_a_sentence(parse, text, words):
     with pytest.raises(ValueError, match=words):
@@ -221,6 +223,16 @@ def test_the_calculator_keeps_the_shown_models_name_when_shapes_tie():
     edited = s.with_kv_fields(mistral, typed, 4096, 2, 3)
     assert edited["kv"] == s.KV(s.model_shape("Mistral-7B-v0.1"), 4096, 2, 3)
     assert edited["kv"].shape.window == 4096
+
+
+def test_your_own_shape_keeps_the_numbers_and_drops_the_models_name_and_window():
+    """Issue 30: after "your own shape" the bill no longer says Mistral-7B-v0.1 (nor applies its window)."""
+    mistral = s.with_model(s.default_state(), "Mistral-7B-v0.1")
+    own = s.with_own_shape(mistral)
+    assert own["kv"].shape == mha.ModelShape("your own shape", 32, 32, 8, 128)
+    assert own["kv"][1:] == mistral["kv"][1:] and own["kv"].shape.window is None
+    longer = s.with_kv_fields(own, mha.ModelShape("custom", 32, 32, 8, 128), 4096, 2)
+    assert longer["kv"].shape.name == "your own shape"  # a length typed after it keeps the reader's choice
 
 
 def test_numbers_that_match_no_model_are_your_own_shape():
