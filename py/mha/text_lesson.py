@@ -38,6 +38,11 @@ class Id(NamedTuple):
         return self.text[self.start:]
 
     @property
+    def near(self):
+        """A near-duplicate: the same start, another end (near_end)."""
+        return self.text[:self.start] + near_end(self.end)
+
+    @property
     def prompt_length(self):
         return self.last + self.start
 
@@ -80,7 +85,7 @@ def near_duplicate_prompts(text, context):
     Each is text up to the prompt with ' ' + copy inserted after the earlier copy. ValueError when the text has no
     id, or the longer prompt does not fit the context."""
     found = _id_or_refuse(text)
-    other = found.text[:found.start] + near_end(found.end)
+    other = found.near
     after = found.first + len(found.text)
     prompts = [text[:after] + " " + copy + text[after:found.prompt_length] for copy in (found.text, other)]
     if len(prompts[0]) + len(found.end) > context:
@@ -108,7 +113,7 @@ def moved_back_prompts(text, context):
 def _id_or_refuse(text):
     found = find_id(text)
     if found is None:
-        raise ValueError(f"No id to test: write a run of {MIN_ID} or more characters twice, as in the default "
+        raise ValueError(f"No id to test: write a run of {MIN_ID} or more letters and digits twice, as in the default "
                          f"text.")
     return found
 

@@ -169,32 +169,39 @@ def percent(x):
     return f"{100 * x:.1f}%"
 
 
+def chance_text(p):
+    """A probability to 4 decimals, or to 2 significant digits below 0.0001 (never a bare 0.0000)."""
+    return f"{p:.4f}" if p >= 0.0001 else f"{p:.2g}"
+
+
+def outcome(trial, found):
+    """'it writes 2xm, the id's own end (p = 0.9000; 3yn: 0.0100)': what the model's guesses write after the prompt."""
+    end, other = found.end, found.near[found.start:]
+    named = {end: "the id's own end", other: "the near-duplicate's end"}
+    written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
+    if other not in trial.probabilities:
+        return f"{written} (p = {chance_text(trial.probabilities[end])})"
+    return (f"{written} (p = {chance_text(trial.probabilities[end])} for {end}, "
+            f"{chance_text(trial.probabilities[other])} for {other})")
+
+
 def near_story(trials, found):
     """fig-text-near: the id's earlier copy written twice, against it followed by a near-duplicate."""
     exact, near = trials
-    end, other = found.end, lesson.near_end(found.end)
     start = found.text[:found.start]
-
-    def outcome(trial):
-        copied = f"writes {trial.copied}" if trial.copied else "writes neither"
-        return (f"{copied}; p = {trial.probabilities[end]:.4f} for {end}, "
-                f"{trial.probabilities[other]:.4f} for {other}")
-
-    return [["p", {}, "Exact repeat, ", ["kbd", {}, f"{found.text} {found.text}"], f": after {start} it ",
-             outcome(exact), "."],
-            ["p", {}, "Near-duplicate, ", ["kbd", {}, f"{found.text} {start}{other}"], f": it ", outcome(near), "."]]
+    return [["p", {}, "Exact repeat, ", ["kbd", {}, f"{found.text} {found.text}"], f", then {start}: ",
+             outcome(exact, found), "."],
+            ["p", {}, "Near-duplicate, ", ["kbd", {}, f"{found.text} {found.near}"], f", then {start}: ",
+             outcome(near, found), "."]]
 
 
 def moved_story(trials, found):
     """fig-text-moved: the prompt as written, against the earlier copy moved to the start of a full context."""
     here, back = trials
-    end = found.end
-    gap = found.last - found.first
-    moved = len(back.prompt) - len(here.prompt) + gap
-    return [["p", {}, f"As written, the id's copy is {gap} characters back: p = {here.probabilities[end]:.4f} "
-                      f"for {end}" + (f" ({'copied' if here.copied else 'not copied'})") + "."],
-            ["p", {}, f"Moved to the start, {moved} back: p = {back.probabilities[end]:.4f}"
-                      + f" ({'copied' if back.copied else 'not copied'})."]]
+    return [["p", {}, f"As written, its earlier copy {found.last - found.first} characters back: ",
+             outcome(here, found), "."],
+            ["p", {}, f"Moved to the start, {len(back.prompt) - found.start} characters back: ",
+             outcome(back, found), "."]]
 
 
 def refused(sentence):
@@ -302,6 +309,11 @@ def bits_verdict():
             f"{bigram - model_bits:.2f} bits better than that table")
 
 
+def _near_pair():
+    found = lesson.find_id(lesson.DEFAULT_PROMPT)
+    return f"{found.text} {found.near}"
+
+
 @functools.cache
 def default_near():
     """The near-duplicate experiment on the default text, as section 10 cites it: (p of the id's end, of the near end)."""
@@ -326,6 +338,7 @@ PROSE = {
     "text-copy-unseen": lambda: percent(measured()["copy"]["unseen"]),
     "text-chance": lambda: percent(measured()["chance"]),
     "text-bits": bits_verdict,
+    "text-near-pair": lambda: ["kbd", {}, _near_pair()],
     "text-near-id": lambda: f"{default_near()[0]:.2f}",
     "text-near-other": lambda: f"{default_near()[1]:.2f}",
 }
