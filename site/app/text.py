@@ -20,7 +20,7 @@ from page import dom
 
 browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=None)
 
-BUDGET = 0.03  # seconds of reading between turns given back to the browser
+BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
 _now = {"reading": None, "state": None, "job": None, "generation": 0, "ready": False}
 
@@ -85,6 +85,9 @@ async def recompute(generation, whole):
         reading = await in_steps(lesson.read_steps(fig.model(), state["text"], sorted(state["off"])), generation)
         if reading is None:
             return
+        await asyncio.sleep(0)  # the drawing in a task of its own, not after a step's BUDGET
+        if generation != _now["generation"]:
+            return
         _now.update(reading=reading, state=state)
         draw_reading()
     await run_experiments(state, generation)
@@ -104,6 +107,9 @@ async def run_experiments(state, generation):
             if trial is None:
                 return
             trials.append(trial)
+        await asyncio.sleep(0)
+        if generation != _now["generation"]:
+            return
         draw(element_id, story(trials))
     busy(False)
     say("text-status", "")
@@ -177,9 +183,12 @@ def on_change(event):
 
 
 def on_click(event):
-    pick = event.target.closest("rect[data-row]")
-    if pick:
-        on_row(int(pick.getAttribute("data-row")))
+    """A click on a map picks the row under it."""
+    picture = event.target.closest("svg.text-map")
+    if picture:
+        row = fig.row_at(event.clientY - picture.getBoundingClientRect().top)
+        if row is not None:
+            on_row(row)
 
 
 def on_keydown(event):
@@ -198,6 +207,8 @@ def on_keydown(event):
         f'rect[data-q="{row}"][data-k="{min(key, row)}"]')
     if again:
         again.focus()
+        readout = browser.document.querySelector("#fig-text-maps .train-readout")
+        readout.textContent = again.querySelector("title").textContent
 
 
 # --- start -------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import functools
 import mha.text
 import mha.text_lesson as lesson
 from figures.registry import Figure
-from page.dom import classes, weight_class
+from page.dom import classes
 
 CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
@@ -64,10 +64,10 @@ def with_switch(state, name, off):
 
 
 def with_chosen(state, position):
-    """The query row to read: 0 .. len(text) - 1 (ValueError outside)."""
+    """The query row to read: 0 .. len(text) - 1 (ValueError outside); the last row follows the text's end."""
     if not 0 <= position < len(state["text"]):
         raise ValueError(f"position {position} is not in the text: it has {len(state['text'])} characters")
-    return {**state, "chosen": position}
+    return {**state, "chosen": None if position == len(state["text"]) - 1 else position}
 
 
 def chosen(state):
@@ -113,18 +113,22 @@ def switches(off):
 
 
 def head_map(rows, text, label, row, off):
-    """<svg> of one head's weights: bucketed paths for every cell, the chosen row's cells readable (title,
-    focusable), every row clickable (data-row). Row i: the query at i; column j: the key at j."""
+    """<svg> of one head's weights: one <path> per weight bucket (a run of cells in one bucket is one rectangle),
+    and the chosen row's cells readable (each a focusable <rect> naming its weight). Row i: the query at i;
+    column j: the key at j; a click's height picks the row (app/text.py)."""
     n = len(text)
     size = MARGIN + n * CELL
     buckets = {}
     for i, weights in enumerate(rows):
-        for j in range(i + 1):
-            buckets.setdefault(weight_class(weights[j]), []).append(
-                f"M{MARGIN + j * CELL} {MARGIN + i * CELL}h{CELL}v{CELL}h-{CELL}z")
-    paths = [["path", {"class": bucket, "d": "".join(cells)}] for bucket, cells in sorted(buckets.items())]
-    picks = [["rect", {"class": "pick", "x": MARGIN, "y": MARGIN + i * CELL, "width": (i + 1) * CELL,
-                       "height": CELL, "data-row": i}] for i in range(n) if i != row]
+        y = MARGIN + i * CELL
+        start, bucket = 0, min(9, int(weights[0] * 10))
+        for j in range(1, i + 2):
+            here = min(9, int(weights[j] * 10)) if j <= i else None
+            if here != bucket:
+                buckets.setdefault(bucket, []).append(f"M{MARGIN + start * CELL} {y}h{(j - start) * CELL}v{CELL}"
+                                                      f"h-{(j - start) * CELL}z")
+                start, bucket = j, here
+    paths = [["path", {"class": f"w{bucket}", "d": "".join(cells)}] for bucket, cells in sorted(buckets.items())]
     cells = [["rect", {"class": "chosen", "x": MARGIN + j * CELL, "y": MARGIN + row * CELL, "width": CELL,
                        "height": CELL, "data-q": row, "data-k": j, "role": "img", "tabindex": 0 if j == row else -1},
               ["title", {}, f"{label}{' (off)' if off else ''}: query {row} {text[row]!r} on key {j} {text[j]!r}: "
@@ -138,7 +142,12 @@ def head_map(rows, text, label, row, off):
     return ["svg", {"viewBox": f"0 0 {size} {size}", "width": size, "height": size,
                     **classes("train-map", "text-map", "off" if off else ""), "role": "group",
                     "aria-label": f"{label}{', switched off' if off else ''}: its weights on your text, row "
-                                  f"{row} readable"}, *paths, *picks, *cells, *axis]
+                                  f"{row} readable"}, *paths, *cells, *axis]
+
+
+def row_at(y):
+    """The map's row under a point y pixels below its top (None in the margin): what a click picks."""
+    return None if y < MARGIN else int((y - MARGIN) // CELL)
 
 
 def maps(reading, state):
@@ -153,8 +162,8 @@ def maps(reading, state):
         top = max(range(row + 1), key=lambda j: rows[row][j])
         figures.append(["figure", classes("train-head", "text-head", "off" if off else ""),
                         head_map(rows, text, label, row, off),
-                        ["figcaption", {}, f"{label}{': off, adds nothing' if off else ''}. Row {row} "
-                                           f"({shown(text[row])}) weighs {shown(text[top])} at {top} most: "
+                        ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} "
+                                           f"({shown(text[row])}) puts most on {shown(text[top])} at {top}, "
                                            f"{rows[row][top]:.4f}."]])
     top = reading.distribution(row, 3)
     return [["div", {"class": "train-heads text-heads"}, *figures],

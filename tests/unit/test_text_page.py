@@ -124,12 +124,13 @@ def test_bad_text_is_refused_with_mha_texts_own_sentence(typed):
 
 
 def test_the_text_is_kept_lower_cased_and_the_chosen_row_only_while_it_exists():
-    state = fig.with_chosen(fig.with_text(fig.default_state(), "ABC ABC"), 6)
-    assert state["text"] == "abc abc" and fig.chosen(state) == 6
-    shorter = fig.with_text(state, "abc")
-    assert shorter["chosen"] is None and fig.chosen(shorter) == 2  # the last row
-    with pytest.raises(ValueError, match="position 3 is not in the text"):
-        fig.with_chosen(shorter, 3)
+    state = fig.with_chosen(fig.with_text(fig.default_state(), "ABC ABC"), 5)
+    assert state["text"] == "abc abc" and fig.chosen(state) == 5
+    shorter = fig.with_text(state, "abcd")
+    assert shorter["chosen"] is None and fig.chosen(shorter) == 3  # row 5 is gone: the last row
+    with pytest.raises(ValueError, match="position 4 is not in the text"):
+        fig.with_chosen(shorter, 4)
+    assert fig.with_chosen(state, 6)["chosen"] is None  # the last row: it follows the text as it grows
 
 
 @pytest.mark.parametrize("before, after, typed", [
@@ -182,10 +183,33 @@ def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_o
             assert text(cell).endswith(f": {weight:.4f}")
         off = (layer, head) == (0, 1)
         assert ("off" in class_list(figure)) == off
-        assert ("off, adds nothing" in text(find(figure, "figcaption")[0])) == off
+        assert ("(off, adds nothing)" in text(find(figure, "figcaption")[0])) == off
         top = int(np.argmax(row))
-        assert f"at {top} most: {row[top]:.4f}" in text(figure)
+        assert f"at {top}, {row[top]:.4f}." in text(figure)
     assert sum(1 for n in nodes(tree) if n[0] == "rect" and n[1].get("tabindex") == 0) == len(figures)
+
+
+def test_a_click_picks_the_row_under_it():
+    # rows start under the 14 px axis margin and are 10 px tall: y = 14..23 is row 0, 184..193 row 17
+    assert [fig.row_at(y) for y in (3, 13.9, 14, 23.9, 24, 189)] == [None, None, 0, 0, 1, 17]
+
+
+def test_the_map_draws_each_cell_once_in_its_weights_bucket():
+    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket; none above the diagonal."""
+    reading = fig.read(fig.default_state())
+    rows = reading.weights[1][1]
+    svg = fig.head_map(rows, DEFAULT, "layer 1 head 1", 5, False)
+    covered = {}
+    for path in (n for n in nodes(svg) if n[0] == "path"):
+        bucket = int(path[1]["class"][1:])
+        for part in path[1]["d"].split("M")[1:]:
+            x, rest = part.split(" ", 1)
+            y, width = rest.split("h")[0], rest.split("h")[1].split("v")[0]
+            i = (int(y) - fig.MARGIN) // fig.CELL
+            for j in range((int(x) - fig.MARGIN) // fig.CELL, (int(x) - fig.MARGIN + int(width)) // fig.CELL):
+                assert (i, j) not in covered
+                covered[i, j] = bucket
+    assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(DEFAULT)) for j in range(i + 1)}
 
 
 def test_the_switches_are_one_checkbox_per_head_checked_when_off():
