@@ -299,18 +299,21 @@ def shipped(x):
     return float(f"{x:.8g}")
 
 
-def model_data(params, seed, steps, seconds, config=CONFIG):
+def model_data(params, losses, seed, steps, seconds, config=CONFIG):
     """model.json's object, without measurements: vocabulary, shape, weights, how they were made, held-out sets."""
     def rows(m):
         return [[shipped(v) for v in row] for row in m.tolist()]
     train_docs, held_docs = docstrings()
     count = sum(p.size for p in params.values())
+    every = max(steps // 30, 1)
     return {
         "vocab": VOCAB,
         "config": dict(config),
         "about": {"seed": seed, "steps": steps, "parameters": int(count), "training_seconds": round(seconds, 1),
                   "python": platform.python_version(), "numpy": np.__version__,
                   "trainer": "scripts/train_text_model.py",
+                  "loss_every": every,
+                  "loss_curve": [round(float(np.mean(losses[i:i + every])), 4) for i in range(0, len(losses), every)],
                   "corpus": {"phase_1": f"steps 1-{steps // 2}: repeated random strings (a run of {RUN[0]}-{RUN[1]} "
                                         "characters written twice anywhere in the window)",
                              "phase_2": f"steps {steps // 2 + 1}-{steps}: {MIX[0]:.0%} repeated random strings, "
@@ -340,7 +343,7 @@ def main(argv=None):
     params, losses = train(args.seed, args.steps, log=lambda line: print(line, flush=True))
     seconds = time.perf_counter() - start
     print(f"trained {args.steps} steps in {seconds:.1f} s ({args.steps / max(seconds, 1e-9):.1f} steps/s)", flush=True)
-    data = model_data(params, args.seed, args.steps, seconds)
+    data = model_data(params, losses, args.seed, args.steps, seconds)
     if not args.no_measure:
         sys.path.insert(0, str(ROOT / "py"))
         import mha.text
