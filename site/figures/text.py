@@ -274,8 +274,16 @@ def _default_experiments():
 
 # --- the model's card: what it is and what was measured, from model.about and model.measurements ----------
 
+UNMEASURED = "not yet measured"  # printed in place of a measurement while model.json carries none
+
+
 def measured():
     return model().measurements
+
+
+def measurement(read):
+    """read(measurements) as text, or UNMEASURED while the shipped model carries no measurements."""
+    return read(measured()) if measured() else UNMEASURED
 
 
 def copy_without(name):
@@ -286,6 +294,9 @@ def copy_without(name):
 def card():
     """fig-text-card: per head, its two scores and the copy accuracy with it alone off; the bits per character."""
     m = measured()
+    if not m:
+        return [["p", {"class": "note"}, f"Its heads are {UNMEASURED}: scripts/train_text_model.py measures them "
+                                         f"when it writes the weights."]]
     rows = []
     for score in m["scores"]:
         name = (score["layer"], score["head"])
@@ -309,6 +320,8 @@ def minutes(seconds):
 
 def bits_verdict():
     """How its bits per character compare with the bigram's, in words: the page says how weak a model it is."""
+    if not measured():
+        return UNMEASURED
     bits = measured()["bits_per_character"]
     model_bits, bigram = bits["model"], bits["bigram"]
     pairs = f"a table of which character follows which (a bigram model) scores {bigram:.2f}"
@@ -343,9 +356,9 @@ PROSE = {
     "text-minutes": lambda: minutes(model().about["training_seconds"]),
     "text-seed": lambda: str(model().about["seed"]),
     "text-steps": lambda: f"{model().about['steps']:,}",
-    "text-copy-trained": lambda: percent(measured()["copy"]["trained"]),
-    "text-copy-unseen": lambda: percent(measured()["copy"]["unseen"]),
-    "text-chance": lambda: percent(measured()["chance"]),
+    "text-copy-trained": lambda: measurement(lambda m: percent(m["copy"]["trained"])),
+    "text-copy-unseen": lambda: measurement(lambda m: percent(m["copy"]["unseen"])),
+    "text-chance": lambda: percent(1 / len(model().vocab)),
     "text-bits": bits_verdict,
     "text-near-pair": lambda: ["kbd", {}, _near_pair()],
     "text-near-id": lambda: f"{default_near()[0]:.2f}",

@@ -5,6 +5,8 @@ mha.text's own tested functions (read, continuation_probability, greedy), called
 numpy for the products; the measurements' numbers formatted by hand from model.measurements.
 """
 
+import dataclasses
+import json
 import math
 
 import numpy as np
@@ -240,9 +242,41 @@ def test_a_probability_is_printed_to_4_decimals_or_2_significant_digits_below_th
 
 # --- the prose -------------------------------------------------------------------------------------
 
-def test_the_prose_numbers_come_from_the_models_about_and_measurements():
-    about, m = MODEL.about, MODEL.measurements
+# measure()'s shape (mha.text.measure), numbers made up here so that each one is told from the others
+MEASURED = {
+    "chance": 1 / 65,
+    "copy": {"off": [], "trained": 0.8554, "unseen": 0.73549, "trained_characters": 1200, "unseen_characters": 1000},
+    "copy_off": [{"off": [[layer, head]], "trained": 0.5, "unseen": unseen, "trained_characters": 1200,
+                  "unseen_characters": 1000}
+                 for (layer, head), unseen in zip(MODEL.names, (0.6, 0.055, 0.39, 0.45))],
+    "scores": [{"layer": layer, "head": head, "previous_token": prev, "induction": ind}
+               for (layer, head), prev, ind in zip(MODEL.names, (0.1, 0.876, 0.2, 0.3), (0.01, 0.02, 0.455, 0.5))],
+    "heads": {"induction_head": [1, 1], "previous_token_heads": [[0, 1]], "pair": True},
+    "composition": [],
+    "bits_per_character": {"model": 3.456, "bigram": 3.789, "characters": 3999, "bigram_smoothing": "add-one"},
+}
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """The shipped model, carrying MEASURED as its measurements."""
+    model = dataclasses.replace(MODEL, measurements_json=json.dumps(MEASURED))
+    monkeypatch.setattr(fig, "model", lambda: model)
+    return MEASURED
+
+
+@pytest.fixture
+def unmeasured(monkeypatch):
+    model = dataclasses.replace(MODEL, measurements_json="{}")
+    monkeypatch.setattr(fig, "model", lambda: model)
+
+def test_the_prose_numbers_come_from_the_models_about_and_measurements(measured):
+    about, m = MODEL.about, measured
     values = {key: make() for key, make in fig.PROSE.items()}
+    assert (values["text-copy-unseen"], values["text-copy-trained"]) == ("73.5%", "85.5%")  # 73.549%, 85.54%
+    assert values["text-bits"] == ("3.46 bits per character, where a table of which character follows which (a "
+                                   "bigram model) scores 3.79: it predicts ordinary text only 0.33 bits better than "
+                                   "that table")
     assert values["text-params"] == f"{about['parameters']:,}"
     assert values["text-steps"] == f"{about['steps']:,}"
     assert values["text-seed"] == str(about["seed"])
@@ -265,8 +299,8 @@ def test_section_10_cites_the_near_duplicate_numbers_of_the_default_text():
     assert dom.to_html(fig.PROSE["text-near-pair"]()) == "<kbd>k7q2xm k7q3yn</kbd>"
 
 
-def test_the_card_gives_each_heads_scores_and_its_cost_switched_off_alone():
-    m = MODEL.measurements
+def test_the_card_gives_each_heads_scores_and_its_cost_switched_off_alone(measured):
+    m = measured
     rows = find(fig.card(), "tr")[1:]
     assert len(rows) == len(m["scores"]) == MODEL.layers * MODEL.heads
     for row, score in zip(rows, m["scores"]):
@@ -274,6 +308,18 @@ def test_the_card_gives_each_heads_scores_and_its_cost_switched_off_alone():
         assert [text(c) for c in row[2:]] == [f"layer {score['layer']} head {score['head']}",
                                               f"{score['previous_token']:.2f}", f"{score['induction']:.2f}",
                                               f"{100 * alone['unseen']:.1f}%"]
+
+
+def test_a_worse_model_than_the_bigram_is_said_to_be_worse(measured):
+    measured["bits_per_character"]["model"] = 4.0
+    model = dataclasses.replace(MODEL, measurements_json=json.dumps(measured))
+    fig.model = lambda: model  # monkeypatch restores it after the test
+    assert fig.bits_verdict().endswith("it predicts ordinary text worse than that table")
+
+
+def test_without_measurements_the_page_says_so_instead_of_a_number(unmeasured):
+    assert fig.PROSE["text-copy-unseen"]() == fig.PROSE["text-bits"]() == "not yet measured"
+    assert "not yet measured" in text(fig.card())
 
 
 def test_the_build_time_figures_are_the_default_states():
