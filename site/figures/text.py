@@ -315,7 +315,7 @@ def card():
 
 
 def minutes(seconds):
-    return f"{seconds / 60:.1f} minutes" if seconds >= 90 else f"{seconds:.0f} seconds"
+    return f"{seconds / 60:.1f} minutes" if seconds >= 90 else f"{seconds:.1f} seconds"
 
 
 def bits_verdict():
@@ -324,11 +324,9 @@ def bits_verdict():
         return UNMEASURED
     bits = measured()["bits_per_character"]
     model_bits, bigram = bits["model"], bits["bigram"]
-    pairs = f"a table of which character follows which (a bigram model) scores {bigram:.2f}"
     if model_bits >= bigram:
-        return f"{model_bits:.2f} bits per character, where {pairs}: it predicts ordinary text worse than that table"
-    return (f"{model_bits:.2f} bits per character, where {pairs}: it predicts ordinary text only "
-            f"{bigram - model_bits:.2f} bits better than that table")
+        return f"{model_bits:.2f} bits per character, worse than a bigram table's {bigram:.2f}"
+    return f"{model_bits:.2f} bits per character to a bigram table's {bigram:.2f}: only {bigram - model_bits:.2f} better"
 
 
 def _near_pair():
