@@ -37,10 +37,13 @@ def say(element_id, sentence):
     draw(element_id, [sentence] if sentence else [])
 
 
-def draw_reading():
-    """The guesses and the maps from the Reading on screen, and the slider over its rows."""
+def draw_reading(parts=("reads", "maps")):
+    """The guesses and (or) the maps from the Reading on screen, and the slider over its rows."""
     reading = _now["reading"]
-    draw("fig-text-reads", fig.reads(reading))
+    if "reads" in parts:
+        draw("fig-text-reads", fig.reads(reading))
+    if "maps" not in parts:
+        return
     draw("fig-text-maps", fig.maps(reading, STATE))
     slider = element("text-position")
     slider.max = len(reading.text) - 1
@@ -89,7 +92,11 @@ async def recompute(generation, whole):
         if generation != _now["generation"]:
             return
         _now.update(reading=reading, state=state)
-        draw_reading()
+        draw_reading(("reads",))
+        await asyncio.sleep(0)  # the maps in a task of their own too: each drawing is one short task
+        if generation != _now["generation"]:
+            return
+        draw_reading(("maps",))
     await run_experiments(state, generation)
 
 
