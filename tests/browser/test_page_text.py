@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha.text
 import mha.text_lesson as lesson
-from conftest import READY_TIMEOUT_MS
+from conftest import READY_TIMEOUT_MS, open_page
 from figures import text as fig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,3 +225,18 @@ def test_an_experiment_that_cannot_run_says_why(reader):
         lesson.near_duplicate_prompts("hello there", MODEL.context)
     expect(reader.locator("#fig-text-near")).to_have_text(str(why.value))
     expect(reader.locator("#fig-text-moved")).to_have_text(str(why.value))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_accessibility_violations_after_a_switch_and_bad_input(browser, site_url, scheme):
+    page, guard = open_page(browser, site_url, color_scheme=scheme)
+    page.locator("#text").scroll_into_view_if_needed()
+    settle(page)
+    page.locator("#text-off-1-0").check()
+    settle(page)
+    page.locator("#text-field").fill("tool: caf\u00e9")
+    expect(page.locator("#text-field")).to_have_attribute("aria-invalid", "true")
+    results = Axe().run(page, context="#text")
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()
+    assert not guard.problems(), guard.problems()
