@@ -7,8 +7,8 @@ The model: characters -> embed + fixed sinusoidal positions -> LAYERS attention-
 HEADS heads (causal, no biases, no MLP, no LayerNorm) on the residual stream -> an untied readout
 with a bias. AdamW (torch's defaults but lr), batch 16, context 32. The corpus is built here from
 the seed: phase 1 is repeated random strings (a run of 4-16 characters written twice anywhere in
-the window); phase 2 mixes those (50%) with standard-library docstrings (25%) and generated agent
-transcripts with random ids (25%), the learning rate falling on a cosine. The prompt forms in
+the window); phase 2 mixes those (70%) with standard-library docstrings (15%) and generated agent
+transcripts with random ids (15%), the learning rate falling on a cosine. The prompt forms in
 UNSEEN_FORMS never reach training. One BLAS thread, float64: a rerun from the seed gives the same weights.
 """
 
@@ -37,7 +37,7 @@ ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 CONFIG = {"width": 32, "layers": 2, "heads": 2, "context": 32}
 STEPS, BATCH, LR, BETAS, WEIGHT_DECAY, EPS = 30_000, 16, 1e-2, (0.9, 0.999), 0.01, 1e-8
 RUN = (4, 16)  # the repeated run's length, in characters
-MIX = (0.5, 0.25, 0.25)  # phase 2: repeats, docstrings, transcripts
+MIX = (0.7, 0.15, 0.15)  # phase 2: repeats, docstrings, transcripts (the issue's 50/25/25 copied 57% of unseen forms)
 ID_LENGTH = 6  # the evaluation's ids; training's are 5-8 characters
 EVAL_COUNTS = {"trained_forms": 40, "unseen_forms": 40, "repeats": 200}
 DOCSTRING_CHARACTERS = 4000  # held-out docstring text kept in the file
@@ -102,13 +102,24 @@ def random_id(rng, length):
     return "".join(ID_CHARS[i] for i in rng.integers(0, len(ID_CHARS), length))
 
 
-def repeat(rng, length):
+def repeat(rng, length, distinct=False):
     """`length` random vocabulary characters with a run of RUN characters written twice anywhere:
-    (tokens, first, second, run)."""
+    (tokens, first, second, run).
+
+    distinct (the held-out probe's repeats, as section 8's task has them): the run's characters differ
+    from each other and from every other character of the window, so each character of the second copy
+    has one earlier occurrence, and "the character after it" is one position.
+    """
     run = int(rng.integers(RUN[0], RUN[1] + 1))
-    tokens = rng.integers(0, len(VOCAB), length)
+    if distinct:
+        chars = rng.permutation(len(VOCAB))
+        tokens = rng.choice(chars[run:], length)  # the window: none of the run's characters
+    else:
+        tokens = rng.integers(0, len(VOCAB), length)
     first = int(rng.integers(0, length - 2 * run + 1))
     second = int(rng.integers(first + run, length - run + 1))
+    if distinct:
+        tokens[first:first + run] = chars[:run]
     tokens[second:second + run] = tokens[first:first + run]
     return tokens, first, second, run
 
@@ -128,11 +139,11 @@ def window(rng, corpus, length):
     return corpus[start:start + length]
 
 
-def batch(rng, phase, docs, context=CONFIG["context"], size=BATCH):
+def batch(rng, phase, docs, context=CONFIG["context"], size=BATCH, mix=MIX):
     """size x (context + 1) token ids: inputs are [:, :-1], targets [:, 1:]."""
     rows = []
     for _ in range(size):
-        kind = 0 if phase == 1 else int(rng.choice(3, p=MIX))
+        kind = 0 if phase == 1 else int(rng.choice(3, p=mix))
         if kind == 0:
             rows.append(repeat(rng, context + 1)[0])
         elif kind == 1:
@@ -162,7 +173,7 @@ def evaluation(seed, held_docs, bigram_counts, context=CONFIG["context"]):
                              for i in range(EVAL_COUNTS["unseen_forms"] * len(UNSEEN_FORMS))],
             "repeats": []}
     for _ in range(EVAL_COUNTS["repeats"]):
-        tokens, first, second, run = repeat(rng, context)
+        tokens, first, second, run = repeat(rng, context, distinct=True)
         sets["repeats"].append({"text": "".join(VOCAB[t] for t in tokens), "first": first, "second": second,
                                 "length": run})
     for item in sets["trained_forms"] + sets["unseen_forms"]:
@@ -266,7 +277,7 @@ def learning_rate(step, steps):
     return LR if step < half else LR * 0.5 * (1 + math.cos(math.pi * (step - half) / max(steps - half, 1)))
 
 
-def train(seed=0, steps=STEPS, config=CONFIG, log=None):
+def train(seed=0, steps=STEPS, config=CONFIG, log=None, mix=MIX):
     """(params, losses): AdamW as torch does it (decay p by lr * weight_decay, then the Adam step)."""
     rng = np.random.default_rng([seed, 0])
     docs = encode(docstrings()[0])
@@ -274,7 +285,7 @@ def train(seed=0, steps=STEPS, config=CONFIG, log=None):
     moments = {key: (np.zeros_like(p), np.zeros_like(p)) for key, p in params.items()}
     losses = []
     for step in range(steps):
-        data = batch(rng, 1 if step < steps // 2 else 2, docs, config["context"])
+        data = batch(rng, 1 if step < steps // 2 else 2, docs, config["context"], mix=mix)
         loss, cache = forward(params, data[:, :-1], data[:, 1:], config["heads"])
         grads = backward(params, cache)
         lr, t = learning_rate(step, steps), step + 1
@@ -299,27 +310,31 @@ def shipped(x):
     return float(f"{x:.8g}")
 
 
-def model_data(params, losses, seed, steps, seconds, config=CONFIG):
+def loss_curve(losses, steps):
+    """(every, the mean loss over each `every` steps): about 30 points, whatever the run's length."""
+    every = max(steps // 30, 1)
+    return every, [round(float(np.mean(losses[i:i + every])), 4) for i in range(0, len(losses), every)]
+
+
+def model_data(params, curve, seed, steps, seconds, config=CONFIG, mix=MIX):
     """model.json's object, without measurements: vocabulary, shape, weights, how they were made, held-out sets."""
     def rows(m):
         return [[shipped(v) for v in row] for row in m.tolist()]
     train_docs, held_docs = docstrings()
     count = sum(p.size for p in params.values())
-    every = max(steps // 30, 1)
     return {
         "vocab": VOCAB,
         "config": dict(config),
         "about": {"seed": seed, "steps": steps, "parameters": int(count), "training_seconds": round(seconds, 1),
                   "python": platform.python_version(), "numpy": np.__version__,
                   "trainer": "scripts/train_text_model.py",
-                  "loss_every": every,
-                  "loss_curve": [round(float(np.mean(losses[i:i + every])), 4) for i in range(0, len(losses), every)],
+                  "loss_every": curve[0], "loss_curve": curve[1],
                   "corpus": {"phase_1": f"steps 1-{steps // 2}: repeated random strings (a run of {RUN[0]}-{RUN[1]} "
                                         "characters written twice anywhere in the window)",
-                             "phase_2": f"steps {steps // 2 + 1}-{steps}: {MIX[0]:.0%} repeated random strings, "
-                                        f"{MIX[1]:.0%} standard-library docstrings, {MIX[2]:.0%} agent transcripts "
+                             "phase_2": f"steps {steps // 2 + 1}-{steps}: {mix[0]:.0%} repeated random strings, "
+                                        f"{mix[1]:.0%} standard-library docstrings, {mix[2]:.0%} agent transcripts "
                                         "with random ids; learning rate on a cosine to 0",
-                             "docstring_modules": list(DOCSTRING_MODULES),
+                             "mix": list(mix), "docstring_modules": list(DOCSTRING_MODULES),
                              "docstring_characters": len(train_docs),
                              "trained_forms": list(TRAINED_FORMS), "unseen_forms": list(UNSEEN_FORMS),
                              "optimizer": f"AdamW lr {LR}, betas {BETAS}, weight decay {WEIGHT_DECAY}, batch {BATCH}"}},
@@ -337,13 +352,30 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--width", type=int, default=CONFIG["width"])
+    parser.add_argument("--heads", type=int, default=CONFIG["heads"])
+    parser.add_argument("--mix", type=float, nargs=3, default=MIX, metavar=("REPEATS", "DOCS", "TRANSCRIPTS"),
+                        help="phase 2's shares")
     parser.add_argument("--no-measure", action="store_true", help="skip the (slow, pure Python) measurements")
+    parser.add_argument("--remeasure", type=Path, metavar="MODEL_JSON",
+                        help="no training: that file's weights, with this script's held-out sets, measured again")
     args = parser.parse_args(argv)
-    start = time.perf_counter()
-    params, losses = train(args.seed, args.steps, log=lambda line: print(line, flush=True))
-    seconds = time.perf_counter() - start
-    print(f"trained {args.steps} steps in {seconds:.1f} s ({args.steps / max(seconds, 1e-9):.1f} steps/s)", flush=True)
-    data = model_data(params, losses, args.seed, args.steps, seconds)
+    if args.remeasure:
+        old = json.loads(args.remeasure.read_text())
+        about, w = old["about"], old["weights"]
+        params = {"embed": np.array(w["embed"]), "readout": np.array(w["readout"]),
+                  "readout_bias": np.array(w["readout_bias"])}
+        params |= {f"{layer}.{name}": np.array(m) for layer, block in enumerate(w["layers"]) for name, m in block.items()}
+        data = model_data(params, (about["loss_every"], about["loss_curve"]), about["seed"], about["steps"],
+                          about["training_seconds"], old["config"], about["corpus"].get("mix", MIX))
+    else:
+        start = time.perf_counter()
+        config = {**CONFIG, "width": args.width, "heads": args.heads}
+        params, losses = train(args.seed, args.steps, config, log=lambda line: print(line, flush=True), mix=args.mix)
+        seconds = time.perf_counter() - start
+        print(f"trained {args.steps} steps in {seconds:.1f} s ({args.steps / max(seconds, 1e-9):.1f} steps/s, "
+              f"{time.process_time():.0f} s of CPU)", flush=True)
+        data = model_data(params, loss_curve(losses, args.steps), args.seed, args.steps, seconds, config, args.mix)
     if not args.no_measure:
         sys.path.insert(0, str(ROOT / "py"))
         import mha.text
