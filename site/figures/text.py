@@ -311,7 +311,19 @@ def card():
     caption = (f"Measured on held-out text: with every head on it copies {percent(every['unseen'])} of an id's "
                f"characters on unseen forms (chance {percent(m['chance'])}).")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": "the text model's heads, measured"},
-             ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]]]
+             ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]], *composition(m)]
+
+
+def composition(m):
+    """The sentence on composition: the later layer's induction scores with the previous-token heads off."""
+    previous, rows = m["heads"]["previous_token_heads"], m["composition"]
+    if not previous or not rows:
+        return []
+    named = " and ".join(head_label(*name) for name in previous)
+    scores = {(r["layer"], r["head"]): r for r in m["scores"]}
+    falls = ", ".join(f"{head_label(r['layer'], r['head'])}'s from {scores[r['layer'], r['head']]['induction']:.2f} "
+                      f"to {r['induction']:.2f}" for r in rows)
+    return [["p", {"class": "note"}, f"With {named} (its previous-token head) off, the induction scores fall: {falls}."]]
 
 
 def minutes(seconds):
@@ -332,6 +344,14 @@ def bits_verdict():
 def _near_pair():
     found = lesson.find_id(lesson.DEFAULT_PROMPT)
     return f"{found.text} {found.near}"
+
+
+@functools.cache
+def default_exact():
+    """The exact-repeat prompt on the default text: the probability of the id's own end."""
+    found = lesson.find_id(lesson.DEFAULT_PROMPT)
+    exact = lesson.near_duplicate_prompts(lesson.DEFAULT_PROMPT, model().context)[0]
+    return run_steps(lesson.trial_steps(model(), exact, [found.end])).probabilities[found.end]
 
 
 @functools.cache
@@ -359,6 +379,7 @@ PROSE = {
     "text-chance": lambda: percent(1 / len(model().vocab)),
     "text-bits": bits_verdict,
     "text-near-pair": lambda: ["kbd", {}, _near_pair()],
+    "text-exact-id": lambda: f"{default_exact():.2f}",
     "text-near-id": lambda: f"{default_near()[0]:.2f}",
     "text-near-other": lambda: f"{default_near()[1]:.2f}",
 }

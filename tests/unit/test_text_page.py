@@ -289,7 +289,8 @@ def test_the_prose_numbers_come_from_the_models_about_and_measurements(measured)
 
 
 def test_section_10_cites_the_near_duplicate_numbers_of_the_default_text():
-    _, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    exact, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    assert fig.PROSE["text-exact-id"]() == f"{mha.text.continuation_probability(MODEL, exact, '2xm').probability:.2f}"
     for key, end in (("text-near-id", "2xm"), ("text-near-other", other)):
         p = mha.text.continuation_probability(MODEL, near, end).probability
         assert fig.PROSE[key]() == f"{p:.2f}"
@@ -305,6 +306,15 @@ def test_the_card_gives_each_heads_scores_and_its_cost_switched_off_alone(measur
         assert [text(c) for c in row[2:]] == [f"layer {score['layer']} head {score['head']}",
                                               f"{score['previous_token']:.2f}", f"{score['induction']:.2f}",
                                               f"{100 * alone['unseen']:.1f}%"]
+
+
+def test_the_card_says_how_far_layer_1s_induction_falls_without_the_previous_token_head(measured):
+    measured["composition"] = [{"layer": 1, "head": 0, "off": [[0, 1]], "induction": 0.0912},
+                               {"layer": 1, "head": 1, "off": [[0, 1]], "induction": 0.0826}]
+    model = dataclasses.replace(MODEL, measurements_json=json.dumps(measured))
+    fig.model = lambda: model  # monkeypatch restores it after the test
+    assert text(fig.card()).endswith("With layer 0 head 1 (its previous-token head) off, the induction scores fall: "
+                                     "layer 1 head 0's from 0.46 to 0.09, layer 1 head 1's from 0.50 to 0.08.")
 
 
 def test_a_worse_model_than_the_bigram_is_said_to_be_worse(measured):

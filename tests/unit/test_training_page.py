@@ -426,7 +426,7 @@ def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_sect
     rule = rule[rule.index("Keep near-duplicate ids"):]
     rule = rule[:rule.index("</li>")]
     assert "exact repeat costs nothing" in rule and "Section 9's model, trained on text" in rule
-    for key in ("text-copy-unseen", "text-near-id", "text-near-other"):
+    for key in ("text-copy-unseen", "text-near-id", "text-exact-id", "text-near-other"):
         assert text_fig.PROSE[key]() in rule
     assert dom.to_html(text_fig.PROSE["text-near-pair"]()) in rule
     assert "section 8" not in rule
