@@ -425,7 +425,7 @@ def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_sect
     rule = section_html(page, "prompts")
     rule = rule[rule.index("Keep near-duplicate ids"):]
     rule = rule[:rule.index("</li>")]
-    assert "exact repeat costs nothing" in rule and "Section 9's model, trained on text" in rule
+    assert "an exact repeat leads both copies to the same next token" in rule and "Section 9's model" in rule
     for key in ("text-copy-unseen", "text-near-id", "text-exact-id", "text-near-other"):
         assert text_fig.PROSE[key]() in rule
     assert dom.to_html(text_fig.PROSE["text-near-pair"]()) in rule
