@@ -22,7 +22,7 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 
 BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
-_now = {"reading": None, "state": None, "job": None, "generation": 0, "ready": False}
+_now = {"reading": None, "state": None, "job": None, "generation": 0}  # the Reading drawn, its state, the run
 
 
 def element(element_id):
@@ -231,7 +231,7 @@ def wake():
         if box.checked:
             layer, head = (int(x) for x in box.getAttribute("data-text-head").split("."))
             STATE.update(fig.with_switch(STATE, (layer, head), True))
-    on_text(element("text-field"))  # nothing read yet: the whole text, in steps (the same numbers as the page's)
+    on_text(element("text-field"))  # nothing read yet: the whole text (perhaps typed while loading), in steps
 
 
 def setup(page_browser):

@@ -105,10 +105,11 @@ def reads(reading):
 
 
 def switches(off):
-    boxes = [["label", {"class": "control" + (" off" if name in off else "")},
+    """fig-text-switches: one checkbox per head, checked when it is off."""
+    boxes = [["label", {"class": "control" + (" off" if (layer, head) in off else "")},
               ["input", {"type": "checkbox", "id": f"text-off-{layer}-{head}", "data-text-head": f"{layer}.{head}",
-                         "checked": name in off}], " ", head_label(layer, head)]
-             for name in names() for layer, head in [name]]
+                         "checked": (layer, head) in off}], " ", head_label(layer, head)]
+             for layer, head in names()]
     return [["fieldset", {"class": "train-switches text-switches"}, ["legend", {}, "Switch off"], *boxes]]
 
 
