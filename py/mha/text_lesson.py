@@ -5,7 +5,7 @@ its last copy is being written, so every experiment's prompt stops after the fir
 (`start`), and asks how the model goes on: the id's own end, or another.
 
 - near_duplicate_prompts(text, context): the earlier copy written twice, exactly (`k7q2xm k7q2xm`), against the
-  earlier copy followed by a near-duplicate with the same start and another end (`k7q2xm k7q9pz`).
+  earlier copy followed by a near-duplicate with the same start and another end (`k7q2xm k7q3yn`).
 - moved_back_prompts(text, context): the prompt as written, against the same prompt with the earlier copy moved to
   the start of a full context (padded with FILLER), as far back as the model reads.
 
