@@ -59,3 +59,15 @@ def test_without_json_a_table_of_every_position():
 def test_bad_input_prints_its_sentence_and_exits_2(args, sentence):
     done = cli(*args)
     assert (done.returncode, done.stdout, done.stderr.strip()) == (2, "", sentence)
+
+
+def test_the_wheel_carries_model_json_and_mha_text_loads_from_it(tmp_path):
+    """The page imports mha from build.py's wheel: model.json must be in it, found by importlib.resources in a zip."""
+    import build
+    name, data = build._build_wheel()
+    wheel = tmp_path / name
+    wheel.write_bytes(data)
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import mha.text; m = mha.text.load(); "
+             "print(mha.text.__file__.startswith(sys.argv[1]), m.about['parameters'], mha.text.read(m, 'ab').guess)")
+    out = subprocess.run([sys.executable, "-I", "-c", probe, str(wheel)], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[0] == f"True {MODEL.about['parameters']} {mha.text.read(MODEL, 'ab').guess}"
