@@ -223,6 +223,12 @@ def _imported_names(sources):
     return sorted(names)
 
 
+# Modules a standard module imports only when a function of it runs: no import statement names them.
+# importlib.resources.files() (mha.text's load(), reading model.json) imports these on its first call.
+LAZY_IMPORTS = {"importlib.resources": ["importlib.resources._adapters", "importlib.resources.readers",
+                                        "importlib.readers"]}
+
+
 def _page_stdlib(out):
     """pyodide/page_stdlib.zip, the standard library the page's interpreter starts from: the modules Pyodide's
     start and the page's Python import (scripts/page_stdlib.mjs lists them, and says why), each as its
@@ -236,7 +242,9 @@ def _page_stdlib(out):
     sources = {path: (SITE / path).read_text() for path in [*_site_modules(), ENTRY]}
     sources |= {str(p.relative_to(PY)): p.read_text() for p in sorted((PY / "mha").rglob("*.py"))}
     sources |= _pyscript_sources(out)
-    listed = _node_json("page_stdlib.mjs", _imported_names(sources), "list the page's standard modules")
+    names = _imported_names(sources)
+    names += [lazy for name, later in LAZY_IMPORTS.items() if name in names for lazy in later]
+    listed = _node_json("page_stdlib.mjs", sorted(names), "list the page's standard modules")
     if listed["missing"]:
         sys.exit(f"Pyodide under Node cannot import standard modules the page's Python imports: {listed['missing']}")
     needed = set(listed["modules"].values())

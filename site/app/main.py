@@ -17,6 +17,7 @@ from pyscript import document, window
 
 import mha
 from app import cells as cells_glue
+from app import text as text_glue
 from app import training as training_glue
 from figures import FIGURES, exercise, recipe, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
@@ -493,6 +494,7 @@ def begin(event=None):
     browser = SimpleNamespace(document=document, window=window, create_proxy=create_proxy, to_js=to_js)
     cells_glue.setup(browser, show=show_tokens, figure=figure_settings)
     training_glue.setup(browser)
+    text_glue.setup(browser)
     window.mhaReady()
 
 

@@ -22,11 +22,11 @@ builders live. Each element id is paired with what fills it once, in its family'
 prose() likewise merges each module's PROSE, the numbers build.py writes into <!--value:KEY--> marks.
 """
 
-from figures import competition, exercise, heads, kv, questions, recipe, seeds, training
+from figures import competition, exercise, heads, kv, questions, recipe, seeds, text, training
 from figures.registry import Figure  # noqa: F401  (the type every FIGURES entry is)
 from page import state as figure_state
 
-FAMILIES = (recipe, heads, exercise, competition, training, seeds, kv, questions)  # pictures.py: heads' helpers
+FAMILIES = (recipe, heads, exercise, competition, training, seeds, text, kv, questions)  # pictures.py: heads' helpers
 
 
 def _merged(name):

@@ -223,6 +223,32 @@ const CHECKS = {
     return `printed ${JSON.stringify(printed)}; the cell says: ${said}`;
   },
 
+  /** Section 9: a character typed at the end of the field adds a guess; a switch draws its head off and redraws.
+   *  Its detail is JSON of the guesses shown ({typed, off}): test_page_firefox.py compares them with the CLI's. */
+  async text(page, base) {
+    await page.goto(base, { timeout: READY_TIMEOUT_MS });
+    await waitForPython(page, "ready");
+    await page.$eval("#text", (section) => section.scrollIntoView());
+    const settled = () => page.waitForSelector('body[data-text="ready"]', { timeout: READY_TIMEOUT_MS });
+    await settled();
+    const guesses = () => page.$$eval("#fig-text-reads td.guess", (cells) => cells.map((td) => td.textContent));
+    const before = await guesses();
+    await page.click("#text-field");
+    await page.$eval("#text-field", (field) => field.setSelectionRange(field.value.length, field.value.length));
+    await page.keyboard.type("a");
+    await settled();
+    await page.waitForFunction((count) => document.querySelectorAll("#fig-text-reads td.guess").length === count,
+                               { timeout: READY_TIMEOUT_MS }, before.length + 1);
+    const typed = await guesses();
+    await page.click("#text-off-0-1");
+    await page.waitForSelector("#fig-text-maps figure.off", { timeout: READY_TIMEOUT_MS });
+    await settled();
+    const caption = await page.$eval("#fig-text-maps figure.off figcaption", (node) => node.textContent);
+    expect(caption.startsWith("layer 0 head 1 (off, adds nothing)"), `the off head's caption: ${caption}`);
+    const off = await guesses();
+    return JSON.stringify({ typed, off });
+  },
+
   /** pyodide.asm.wasm aborted by request interception: <body data-python="failed"> and the alert. */
   async failed(page, base) {
     const blocked = [];

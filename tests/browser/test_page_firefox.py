@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SMOKE = HERE / "firefox_smoke.mjs"
 PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
-# Seven checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
+# Eight checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
 # run takes ~20 s). The limit only stops a hung browser from hanging the suite.
 RUN_TIMEOUT_S = 600
 
@@ -135,6 +135,16 @@ def test_firefox_cells_fetch_to_another_origin_is_refused_in_its_worker_and_said
     server, and the cell says why."""
     check(firefox, "network")
     assert OTHER_ORIGIN_SAW == [], f"the other origin received {OTHER_ORIGIN_SAW}"
+
+
+def test_firefox_text_field_redraws_a_guess_and_a_switch_works(firefox):
+    """Section 9 in Firefox: a character typed at the end adds its guess, and switching layer 0 head 1 off draws
+    it off; the guesses shown are the CLI's (python -m mha.text TEXT --json [--off 0.1])."""
+    from test_page_text import DEFAULT, cli, shown
+
+    shown_guesses = json.loads(check(firefox, "text")["detail"])
+    assert shown_guesses["typed"] == [shown(g) for g in cli(DEFAULT + "a")["guess"]]
+    assert shown_guesses["off"] == [shown(g) for g in cli(DEFAULT + "a", off=[(0, 1)])["guess"]]
 
 
 def test_firefox_blocked_wasm_ends_in_the_failure_alert(firefox):

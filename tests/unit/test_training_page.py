@@ -415,16 +415,21 @@ def test_the_built_page_describes_the_build_time_run_from_its_measurements(built
     assert f"{fig.head_label(*i_name)}'s, {i_score:.2f}" in page
 
 
-def test_the_id_advice_in_section_9_points_at_section_8s_live_buttons(built_site, final):
-    """Section 9's rule quotes no run (a reader may have trained another): an exact repeat costs nothing, ids
-    that diverge are the risk, and section 8's two buttons show the run on screen; its copy sentence, rendered
-    from the run, says what the build-time run copies (C both times in the repeat)."""
+def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_section_8s_run(built_site, final):
+    """Section 10's rule argues from section 9's model, trained on text (its rendered copy accuracy and the default
+    text's near-duplicate probabilities, figures.text's PROSE), not from the six-letter run, whose data always
+    rewards the later twin; section 8 keeps its two id buttons for its own run."""
+    from figures import text as text_fig
+
     page = (built_site / "index.html").read_text()
     rule = section_html(page, "prompts")
     rule = rule[rule.index("Keep near-duplicate ids"):]
     rule = rule[:rule.index("</li>")]
-    assert "exact repeat costs nothing" in rule and "section 8's two id buttons" in rule
-    assert not re.search(r"\d\.\d\d", rule)  # no measured number of one run
+    assert "an exact repeat leads both copies to the same next token" in rule and "Section 9's model" in rule
+    for key in ("text-copy-unseen", "text-near-id", "text-exact-id", "text-near-other"):
+        assert text_fig.PROSE[key]() in rule
+    assert dom.to_html(text_fig.PROSE["text-near-pair"]()) in rule
+    assert "section 8" not in rule
     trained = section_html(page, "trained")
     assert f'data-sequence="{fig.REPEAT}"' in trained and f'data-sequence="{fig.NEAR}"' in trained
     repeat = final["copy"][fig.REPEAT]

@@ -1,0 +1,240 @@
+"""The text model's section on the page: the field, the switches, the chosen row, the two experiments.
+
+Browser-only (through the objects app/main.py hands to setup()); the state and its transitions are
+figures/text.py's, the numbers mha.text's. A character typed at the end extends the last Reading
+(mha.text.extend: the KV cache, one new row per head) and redraws at once. Anything else (a paste, an
+edit in the middle, a switch) reads the whole text again in steps (mha.text_lesson.read_steps), giving the
+browser its turn whenever a step has taken BUDGET seconds, so the page never waits long; the experiments
+then run the same way. A newer edit cancels the run under way. The model loads when the section comes near
+(boot.js's mhaWhenNear), as section 8's run does.
+"""
+
+import asyncio
+import time
+from types import SimpleNamespace
+
+import mha.text
+import mha.text_lesson as lesson
+from figures import text as fig
+from page import dom
+
+browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=None)
+
+BUDGET = 0.02  # seconds of reading between turns given back to the browser
+STATE = fig.default_state()
+_now = {"reading": None, "state": None, "job": None, "generation": 0}  # the Reading drawn, its state, the run
+
+
+def element(element_id):
+    return browser.document.getElementById(element_id)
+
+
+def draw(element_id, children):
+    browser.window.mhaDraw(element_id, dom.to_json(children))
+
+
+def say(element_id, sentence):
+    draw(element_id, [sentence] if sentence else [])
+
+
+def draw_reading(parts=("reads", "maps")):
+    """The guesses and (or) the maps from the Reading on screen, and the slider over its rows."""
+    reading = _now["reading"]
+    if "reads" in parts:
+        draw("fig-text-reads", fig.reads(reading))
+    if "maps" not in parts:
+        return
+    draw("fig-text-maps", fig.maps(reading, STATE))
+    slider = element("text-position")
+    slider.max = len(reading.text) - 1
+    slider.value = fig.chosen(STATE)
+    slider.setAttribute("aria-valuetext", f"row {fig.chosen(STATE)}: {fig.shown(reading.text[fig.chosen(STATE)])}")
+
+
+def busy(on):
+    for element_id in ("fig-text-near", "fig-text-moved"):
+        element(element_id).setAttribute("aria-busy", "true" if on else "false")
+
+
+# --- reading in steps -------------------------------------------------------------------------------
+
+async def in_steps(steps, generation):
+    """Run a generator of steps, yielding to the browser every BUDGET seconds; None if a newer run began."""
+    start = time.perf_counter()
+    try:
+        while True:
+            next(steps)
+            if time.perf_counter() - start > BUDGET:
+                await asyncio.sleep(0)
+                if generation != _now["generation"]:
+                    return None
+                start = time.perf_counter()
+    except StopIteration as done:
+        return done.value
+
+
+def begin_run():
+    _now["generation"] += 1
+    if _now["job"] is not None and not _now["job"].done():
+        _now["job"].cancel()
+    return _now["generation"]
+
+
+async def recompute(generation, whole):
+    """Read the whole text again (whole=True), then the experiments; each drawn when it is complete."""
+    state = dict(STATE)
+    if whole:
+        say("text-status", "Reading your text\u2026")
+        reading = await in_steps(lesson.read_steps(fig.model(), state["text"], sorted(state["off"])), generation)
+        if reading is None:
+            return
+        await asyncio.sleep(0)  # the drawing in a task of its own, not after a step's BUDGET
+        if generation != _now["generation"]:
+            return
+        _now.update(reading=reading, state=state)
+        draw_reading(("reads",))
+        await asyncio.sleep(0)  # the maps in a task of their own too: each drawing is one short task
+        if generation != _now["generation"]:
+            return
+        draw_reading(("maps",))
+    await run_experiments(state, generation)
+
+
+async def run_experiments(state, generation):
+    busy(True)
+    say("text-status", "Running the experiments on your text\u2026")
+    for element_id, plan in fig.experiments(state).items():
+        if isinstance(plan, str):
+            draw(element_id, fig.refused(plan))
+            continue
+        runs, story = plan
+        trials = []
+        for prompt, ends in runs:
+            trial = await in_steps(lesson.trial_steps(fig.model(), prompt, ends, sorted(state["off"])), generation)
+            if trial is None:
+                return
+            trials.append(trial)
+        await asyncio.sleep(0)
+        if generation != _now["generation"]:
+            return
+        draw(element_id, story(trials))
+    busy(False)
+    say("text-status", "")
+    browser.document.body.dataset.text = "ready"
+
+
+def start(whole):
+    browser.document.body.dataset.text = "busy"
+    generation = begin_run()
+    _now["job"] = asyncio.ensure_future(recompute(generation, whole))
+
+
+# --- handlers ----------------------------------------------------------------------------------------
+
+def mark_field(sentence):
+    """The field's error: its sentence beside it, aria-invalid and the red border; '' clears them."""
+    field = element("text-field")
+    if sentence:
+        field.setAttribute("aria-invalid", "true")
+    else:
+        field.removeAttribute("aria-invalid")
+    say("text-error", sentence)
+
+
+def on_text(target):
+    try:
+        new = fig.with_text(STATE, target.value)
+    except ValueError as error:
+        mark_field(str(error))
+        return
+    mark_field("")
+    if new == STATE and _now["state"] == STATE:
+        return
+    more = fig.appended(new, _now["state"]) if _now["state"] is not None else None
+    STATE.update(new)
+    if more is not None and len(more) == 1:  # typed at the end: the KV cache, one new row per head
+        reading = mha.text.extend(fig.model(), _now["reading"], more, sorted(STATE["off"]))
+        _now.update(reading=reading, state=dict(STATE))
+        draw_reading()
+        start(whole=False)
+    else:
+        start(whole=True)
+
+
+def on_switch(target):
+    layer, head = (int(x) for x in target.getAttribute("data-text-head").split("."))
+    STATE.update(fig.with_switch(STATE, (layer, head), bool(target.checked)))
+    target.closest("label").classList.toggle("off", bool(target.checked))
+    start(whole=True)
+
+
+def on_row(row):
+    if _now["reading"] is None or not 0 <= row < len(_now["reading"].text):
+        return
+    STATE.update(fig.with_chosen(STATE, row))
+    _now["state"] = {**_now["state"], "chosen": STATE["chosen"]}
+    draw_reading()
+
+
+def on_input(event):
+    target = event.target
+    if target.id == "text-field":
+        on_text(target)
+    elif target.id == "text-position":
+        on_row(int(target.value))
+
+
+def on_change(event):
+    if event.target.matches("input[data-text-head]"):
+        on_switch(event.target)
+
+
+def on_click(event):
+    """A click on a map picks the row under it."""
+    picture = event.target.closest("svg.text-map")
+    if picture:
+        row = fig.row_at(event.clientY - picture.getBoundingClientRect().top)
+        if row is not None:
+            on_row(row)
+
+
+def on_keydown(event):
+    """Up and down on a readable cell move the readable row (boot.js moves left and right within it)."""
+    cell = event.target.closest("svg.text-map rect[data-q]")
+    step = {"ArrowUp": -1, "ArrowDown": 1}.get(event.key)
+    if not cell or step is None or event.altKey or event.ctrlKey or event.metaKey or event.shiftKey:
+        return
+    row, key = int(cell.getAttribute("data-q")) + step, int(cell.getAttribute("data-k"))
+    if _now["reading"] is None or not 0 <= row < len(_now["reading"].text):
+        return
+    event.preventDefault()
+    index = list(browser.document.querySelectorAll("svg.text-map")).index(cell.ownerSVGElement)
+    on_row(row)
+    again = browser.document.querySelectorAll("svg.text-map")[index].querySelector(
+        f'rect[data-q="{row}"][data-k="{min(key, row)}"]')
+    if again:
+        again.focus()
+        readout = browser.document.querySelector("#fig-text-maps .train-readout")
+        readout.textContent = again.querySelector("title").textContent
+
+
+# --- start -------------------------------------------------------------------------------------------
+
+def wake():
+    """The model loaded, the reader's text (typed before this, perhaps) read, the controls listening."""
+    section = element("text")
+    for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click), ("keydown", on_keydown)):
+        section.addEventListener(kind, browser.create_proxy(handler))
+    for control in section.querySelectorAll("input[data-text-head], #text-position"):
+        control.disabled = False
+    for box in section.querySelectorAll("input[data-text-head]"):
+        if box.checked:
+            layer, head = (int(x) for x in box.getAttribute("data-text-head").split("."))
+            STATE.update(fig.with_switch(STATE, (layer, head), True))
+    on_text(element("text-field"))  # nothing read yet: the whole text (perhaps typed while loading), in steps
+
+
+def setup(page_browser):
+    """Called once by app/main.py: wake() when the section comes within a screen's height."""
+    vars(browser).update(vars(page_browser))
+    browser.window.mhaWhenNear(browser.to_js([element("text")]), browser.create_proxy(wake))

@@ -1,0 +1,395 @@
+"""The text model's section ("Heads on your own prompt"): its state, its pure transitions, and its trees.
+
+The model is mha.text's, trained by scripts/train_text_model.py and shipped in mha; every number here
+comes from mha.text (read, extend, the model's measurements) or mha.text_lesson (the experiments).
+This module arranges them; app/text.py reads the field, calls these and draws.
+
+    state = {"text": the text the model reads (parsed: lower case), "off": frozenset of (layer, head),
+             "chosen": the query position whose weights are printed (None: the last)}
+
+- fig-text-reads: what the model reads, one character a cell, and its guess for the next one under each
+  (outlined where the text's next character matches it).
+- fig-text-switches: one checkbox per head. fig-text-maps: each head's weights, characters on both axes,
+  the chosen row's cells readable (hover, or focus and the arrow keys: boot.js writes them into the readout).
+- fig-text-near, fig-text-moved: the two experiments' sentences.
+- PROSE: the model's size, data, training and measurements, for the section's <!--value:KEY--> marks.
+"""
+
+import functools
+
+import mha.text
+import mha.text_lesson as lesson
+from figures.registry import Figure
+from page.dom import classes
+
+CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
+SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
+
+
+@functools.cache
+def model():
+    return mha.text.load()
+
+
+def names():
+    """[(layer, head), ...] in layer order: the order of a Reading's heads and of the switches."""
+    return model().names
+
+
+def head_label(layer, head):
+    return f"layer {layer} head {head}"
+
+
+def shown(c):
+    return SHOWN.get(c, c)
+
+
+# --- state and transitions ------------------------------------------------------------------
+
+def default_state():
+    return {"text": lesson.DEFAULT_PROMPT, "off": frozenset(), "chosen": None}
+
+
+def with_text(state, typed):
+    """The field's text through mha.text.parse_text (ValueError with its sentence); the chosen row kept if it
+    still exists."""
+    text = mha.text.parse_text(model(), typed)
+    chosen = state["chosen"] if state["chosen"] is not None and state["chosen"] < len(text) else None
+    return {**state, "text": text, "chosen": chosen}
+
+
+def with_switch(state, name, off):
+    name = tuple(name)
+    return {**state, "off": state["off"] | {name} if off else state["off"] - {name}}
+
+
+def with_chosen(state, position):
+    """The query row to read: 0 .. len(text) - 1 (ValueError outside); the last row follows the text's end."""
+    if not 0 <= position < len(state["text"]):
+        raise ValueError(f"position {position} is not in the text: it has {len(state['text'])} characters")
+    return {**state, "chosen": None if position == len(state["text"]) - 1 else position}
+
+
+def chosen(state):
+    return len(state["text"]) - 1 if state["chosen"] is None else state["chosen"]
+
+
+def appended(state, before):
+    """The characters typed at the end since `before` (a state), or None if the text changed otherwise."""
+    old, new = before["text"], state["text"]
+    return new[len(old):] if len(new) > len(old) and new.startswith(old) and state["off"] == before["off"] else None
+
+
+def read(state):
+    """The Reading of the state's text with its heads off (all at once; the page reads in steps)."""
+    return mha.text.read(model(), state["text"], sorted(state["off"]))
+
+
+# --- trees --------------------------------------------------------------------------------------
+
+def reads(reading):
+    """fig-text-reads: the characters the model reads, and under each its guess for the next one."""
+    text, guesses = reading.text, reading.guess
+    chars = [["td", {"title": f"character {i}: {c!r}"}, shown(c)] for i, c in enumerate(text)]
+    right = [i + 1 < len(text) and g == text[i + 1] for i, g in enumerate(guesses)]
+    guess_cells = [["td", {**classes("guess", "hit" if ok else ""),
+                           "title": f"after character {i}: {g!r}, p = {p:.4f}" + (", right" if ok else "")},
+                    shown(g)] for i, (g, p, ok) in enumerate(zip(guesses, reading.probability, right))]
+    hits = sum(right)
+    caption = (f"It reads {len(text)} of {model().context} characters; its guess for the next one is outlined "
+               f"where the text agrees ({hits} of {len(text) - 1}).")
+    return [["p", {"class": "note"}, caption],
+            ["table", {"class": "text-reads", "aria-label": "what the model reads, and its guesses"},
+             ["tbody", {}, ["tr", {"aria-label": "reads"}, *chars], ["tr", {"aria-label": "guesses next"},
+                                                                      *guess_cells]]]]
+
+
+def switches(off):
+    """fig-text-switches: one checkbox per head, checked when it is off."""
+    boxes = [["label", {"class": "control" + (" off" if (layer, head) in off else "")},
+              ["input", {"type": "checkbox", "id": f"text-off-{layer}-{head}", "data-text-head": f"{layer}.{head}",
+                         "checked": (layer, head) in off}], " ", head_label(layer, head)]
+             for layer, head in names()]
+    return [["fieldset", {"class": "train-switches text-switches"}, ["legend", {}, "Switch off"], *boxes]]
+
+
+def head_map(rows, text, label, row, off):
+    """<svg> of one head's weights: one <path> per weight bucket (a run of cells in one bucket is one rectangle),
+    and the chosen row's cells readable (each a focusable <rect> naming its weight). Row i: the query at i;
+    column j: the key at j; a click's height picks the row (app/text.py)."""
+    n = len(text)
+    size = MARGIN + n * CELL
+    buckets = {}
+    for i, weights in enumerate(rows):
+        y = MARGIN + i * CELL
+        start, bucket = 0, min(9, int(weights[0] * 10))
+        for j in range(1, i + 2):
+            here = min(9, int(weights[j] * 10)) if j <= i else None
+            if here != bucket:
+                buckets.setdefault(bucket, []).append(f"M{MARGIN + start * CELL} {y}h{(j - start) * CELL}v{CELL}"
+                                                      f"h-{(j - start) * CELL}z")
+                start, bucket = j, here
+    paths = [["path", {"class": f"w{bucket}", "d": "".join(cells)}] for bucket, cells in sorted(buckets.items())]
+    cells = [["rect", {"class": "chosen", "x": MARGIN + j * CELL, "y": MARGIN + row * CELL, "width": CELL,
+                       "height": CELL, "data-q": row, "data-k": j, "role": "img", "tabindex": 0 if j == row else -1},
+              ["title", {}, f"{label}{' (off)' if off else ''}: query {row} {text[row]!r} on key {j} {text[j]!r}: "
+                            f"{rows[row][j]:.4f}"]] for j in range(row + 1)]
+    centres = " ".join(str(MARGIN + j * CELL + CELL // 2) for j in range(n))
+    baselines = " ".join(str(MARGIN + i * CELL + CELL - 1) for i in range(n))
+    letters = "".join(shown(c) for c in text)
+    axis = [["text", {"x": centres, "y": MARGIN - 3, "class": "axis", "aria-hidden": "true"}, letters],
+            ["text", {"x": " ".join([str(MARGIN // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
+             letters]]
+    return ["svg", {"viewBox": f"0 0 {size} {size}", "width": size, "height": size,
+                    **classes("train-map", "text-map", "off" if off else ""), "role": "group",
+                    "aria-label": f"{label}{', switched off' if off else ''}: its weights on your text, row "
+                                  f"{row} readable"}, *paths, *cells, *axis]
+
+
+def row_at(y):
+    """The map's row under a point y pixels below its top (None in the margin): what a click picks."""
+    return None if y < MARGIN else int((y - MARGIN) // CELL)
+
+
+def maps(reading, state):
+    """fig-text-maps: one captioned map per head (an off head drawn faded, its caption says so), and the readout."""
+    row = chosen(state)
+    text = reading.text
+    figures = []
+    for layer, head in names():
+        rows = reading.weights[layer][head]
+        off = (layer, head) in state["off"]
+        label = head_label(layer, head)
+        top = max(range(row + 1), key=lambda j: rows[row][j])
+        figures.append(["figure", classes("train-head", "text-head", "off" if off else ""),
+                        head_map(rows, text, label, row, off),
+                        ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} "
+                                           f"({shown(text[row])}) puts most on {shown(text[top])} at {top}, "
+                                           f"{rows[row][top]:.4f}."]])
+    top = reading.distribution(row, 3)
+    return [["div", {"class": "train-heads text-heads"}, *figures],
+            ["p", {"class": "note train-readout", "aria-live": "polite"},
+             "Point at a cell of the outlined row, or tab to it and use the arrow keys, for its exact weight; "
+             "click a row, or use the slider, to outline another."],
+            ["p", {"class": "note"}, f"After {row} ({shown(text[row])}) it expects "
+                                     + ", ".join(f"{shown(c)} ({p:.4f})" for c, p in top) + "."]]
+
+
+def percent(x):
+    return f"{100 * x:.1f}%"
+
+
+def chance_text(p):
+    """A probability to 4 decimals, or to 2 significant digits below 0.0001 (never a bare 0.0000)."""
+    return f"{p:.4f}" if p >= 0.0001 else f"{p:.2g}"
+
+
+def outcome(trial, found):
+    """'it writes 2xm, the id's own end (p = 0.9000; 3yn: 0.0100)': what the model's guesses write after the prompt."""
+    end, other = found.end, found.near[found.start:]
+    named = {end: "the id's own end", other: "the near-duplicate's end"}
+    written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
+    if other not in trial.probabilities:
+        return f"{written} (p = {chance_text(trial.probabilities[end])})"
+    return (f"{written} (p = {chance_text(trial.probabilities[end])} for {end}, "
+            f"{chance_text(trial.probabilities[other])} for {other})")
+
+
+def near_story(trials, found):
+    """fig-text-near: the id's earlier copy written twice, against it followed by a near-duplicate."""
+    exact, near = trials
+    start = found.text[:found.start]
+    return [["p", {}, "Exact repeat, ", ["kbd", {}, f"{found.text} {found.text}"], f", then {start}: ",
+             outcome(exact, found), "."],
+            ["p", {}, "Near-duplicate, ", ["kbd", {}, f"{found.text} {found.near}"], f", then {start}: ",
+             outcome(near, found), "."]]
+
+
+def moved_story(trials, found):
+    """fig-text-moved: the prompt as written, against the earlier copy moved to the start of a full context."""
+    here, back = trials
+    return [["p", {}, f"As written, its earlier copy {found.last - found.first} characters back: ",
+             outcome(here, found), "."],
+            ["p", {}, f"Moved to the start, {len(back.prompt) - found.start} characters back: ",
+             outcome(back, found), "."]]
+
+
+def refused(sentence):
+    return [["p", {"class": "note"}, sentence]]
+
+
+def experiments(state):
+    """{element id: (prompts and continuations, story)}: what app/text.py runs in steps for each experiment,
+    or {element id: sentence} where the text has none to run."""
+    text, context = state["text"], model().context
+    found = lesson.find_id(text)
+    plans = {}
+    try:
+        exact, near, other = lesson.near_duplicate_prompts(text, context)
+        plans["fig-text-near"] = ([(exact, [found.end, other]), (near, [found.end, other])],
+                                  functools.partial(near_story, found=found))
+    except ValueError as error:
+        plans["fig-text-near"] = str(error)
+    try:
+        here, back = lesson.moved_back_prompts(text, context)
+        plans["fig-text-moved"] = ([(here, [found.end]), (back, [found.end])],
+                                   functools.partial(moved_story, found=found))
+    except ValueError as error:
+        plans["fig-text-moved"] = str(error)
+    return plans
+
+
+def run_steps(steps):
+    """A generator's return value, run to its end (what the build and the tests do without yielding)."""
+    try:
+        while True:
+            next(steps)
+    except StopIteration as done:
+        return done.value
+
+
+def experiment_trees(state):
+    """Each experiment's trees, computed at once (the build, the tests; the page runs the same steps in chunks)."""
+    trees = {}
+    for element_id, plan in experiments(state).items():
+        if isinstance(plan, str):
+            trees[element_id] = refused(plan)
+            continue
+        runs, story = plan
+        trials = [run_steps(lesson.trial_steps(model(), prompt, ends, sorted(state["off"]))) for prompt, ends in runs]
+        trees[element_id] = story(trials)
+    return trees
+
+
+# --- build time -----------------------------------------------------------------------------------
+
+@functools.cache
+def _default_reading():
+    return read(default_state())
+
+
+@functools.cache
+def _default_experiments():
+    return experiment_trees(default_state())
+
+
+# --- the model's card: what it is and what was measured, from model.about and model.measurements ----------
+
+UNMEASURED = "not yet measured"  # printed in place of a measurement while model.json carries none
+
+
+def measured():
+    return model().measurements
+
+
+def measurement(read):
+    """read(measurements) as text, or UNMEASURED while the shipped model carries no measurements."""
+    return read(measured()) if measured() else UNMEASURED
+
+
+def copy_without(name):
+    """The copy accuracies with `name` alone switched off (the measurements' copy_off entry)."""
+    return next(row for row in measured()["copy_off"] if [tuple(p) for p in row["off"]] == [tuple(name)])
+
+
+def card():
+    """fig-text-card: per head, its two scores and the copy accuracy with it alone off; the bits per character."""
+    m = measured()
+    if not m:
+        return [["p", {"class": "note"}, f"Its heads are {UNMEASURED}: scripts/train_text_model.py measures them "
+                                         f"when it writes the weights."]]
+    rows = []
+    for score in m["scores"]:
+        name = (score["layer"], score["head"])
+        without = copy_without(name)
+        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(*name)],
+                     ["td", {"class": "num"}, f"{score['previous_token']:.2f}"],
+                     ["td", {"class": "num"}, f"{score['induction']:.2f}"],
+                     ["td", {"class": "num"}, percent(without["unseen"])]])
+    head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
+                        ("head", "previous-token score", "induction score", "copies on unseen forms without it")]]
+    every = m["copy"]
+    caption = (f"Measured on held-out text: with every head on it copies {percent(every['unseen'])} of an id's "
+               f"characters on unseen forms (chance {percent(m['chance'])}).")
+    return [["table", {"class": "figure-table train-scores-table", "aria-label": "the text model's heads, measured"},
+             ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]], *composition(m)]
+
+
+def composition(m):
+    """The sentence on composition: the later layer's induction scores with the previous-token heads off."""
+    previous, rows = m["heads"]["previous_token_heads"], m["composition"]
+    if not previous or not rows:
+        return []
+    named = " and ".join(head_label(*name) for name in previous)
+    scores = {(r["layer"], r["head"]): r for r in m["scores"]}
+    falls = ", ".join(f"{head_label(r['layer'], r['head'])}'s from {scores[r['layer'], r['head']]['induction']:.2f} "
+                      f"to {r['induction']:.2f}" for r in rows)
+    return [["p", {"class": "note"}, f"With {named} (its previous-token head) off, the induction scores fall: {falls}."]]
+
+
+def minutes(seconds):
+    return f"{seconds / 60:.1f} minutes" if seconds >= 90 else f"{seconds:.1f} seconds"
+
+
+def bits_verdict():
+    """How its bits per character compare with the bigram's, in words: the page says how weak a model it is."""
+    if not measured():
+        return UNMEASURED
+    bits = measured()["bits_per_character"]
+    model_bits, bigram = bits["model"], bits["bigram"]
+    if model_bits >= bigram:
+        return f"{model_bits:.2f} bits per character, worse than a bigram table's {bigram:.2f}"
+    return f"{model_bits:.2f} bits per character to a bigram table's {bigram:.2f}: only {bigram - model_bits:.2f} better"
+
+
+def _near_pair():
+    found = lesson.find_id(lesson.DEFAULT_PROMPT)
+    return f"{found.text} {found.near}"
+
+
+@functools.cache
+def default_exact():
+    """The exact-repeat prompt on the default text: the probability of the id's own end."""
+    found = lesson.find_id(lesson.DEFAULT_PROMPT)
+    exact = lesson.near_duplicate_prompts(lesson.DEFAULT_PROMPT, model().context)[0]
+    return run_steps(lesson.trial_steps(model(), exact, [found.end])).probabilities[found.end]
+
+
+@functools.cache
+def default_near():
+    """The near-duplicate experiment on the default text, as section 10 cites it: (p of the id's end, of the near end)."""
+    state = default_state()
+    found = lesson.find_id(state["text"])
+    _, near, other = lesson.near_duplicate_prompts(state["text"], model().context)
+    trial = run_steps(lesson.trial_steps(model(), near, [found.end, other]))
+    return trial.probabilities[found.end], trial.probabilities[other]
+
+
+PROSE = {
+    "text-default": lambda: lesson.DEFAULT_PROMPT,
+    "text-last": lambda: str(len(lesson.DEFAULT_PROMPT) - 1),
+    "text-context": lambda: str(model().context),
+    "text-vocab": lambda: str(len(model().vocab)),
+    "text-shape": lambda: f"{model().layers} layers of {model().heads} heads, width {model().width}",
+    "text-params": lambda: f"{model().about['parameters']:,}",
+    "text-minutes": lambda: minutes(model().about["training_seconds"]),
+    "text-seed": lambda: str(model().about["seed"]),
+    "text-steps": lambda: f"{model().about['steps']:,}",
+    "text-copy-trained": lambda: measurement(lambda m: percent(m["copy"]["trained"])),
+    "text-copy-unseen": lambda: measurement(lambda m: percent(m["copy"]["unseen"])),
+    "text-chance": lambda: percent(1 / len(model().vocab)),
+    "text-bits": bits_verdict,
+    "text-near-pair": lambda: ["kbd", {}, _near_pair()],
+    "text-exact-id": lambda: f"{default_exact():.2f}",
+    "text-near-id": lambda: f"{default_near()[0]:.2f}",
+    "text-near-other": lambda: f"{default_near()[1]:.2f}",
+}
+
+FIGURES = {
+    "fig-text-reads": Figure(lambda s, v, b: reads(_default_reading())),
+    "fig-text-switches": Figure(lambda s, v, b: switches(frozenset())),
+    "fig-text-maps": Figure(lambda s, v, b: maps(_default_reading(), default_state())),
+    "fig-text-near": Figure(lambda s, v, b: _default_experiments()["fig-text-near"]),
+    "fig-text-moved": Figure(lambda s, v, b: _default_experiments()["fig-text-moved"]),
+    "fig-text-card": Figure(lambda s, v, b: card()),
+}

@@ -1,0 +1,242 @@
+"""Section 9 in headless Chromium: the field, bad input, the switches, the maps, both experiments, the keyboard.
+
+Expected numbers come from outside the page: the command line (`python -m mha.text TEXT --json`, run here
+in CPython) for the guesses, their probabilities and each head's weights, and mha.text's own
+continuation_probability for the experiments; the page must print them to the digit it prints.
+One page is shared by the module's tests, scrolled to the section (the model loads when it is near).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+import mha.text
+import mha.text_lesson as lesson
+from conftest import READY_TIMEOUT_MS, open_page
+from figures import text as fig
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = mha.text.load()
+DEFAULT = lesson.DEFAULT_PROMPT
+
+
+def cli(text, off=()):
+    """What `python -m mha.text TEXT --json [--off L.H ...]` prints, parsed."""
+    flags = [arg for layer, head in off for arg in ("--off", f"{layer}.{head}")]
+    done = subprocess.run([sys.executable, "-m", "mha.text", text, "--json", *flags], cwd=ROOT, check=True,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
+    return json.loads(done.stdout)
+
+
+def shown(text):
+    return "".join(fig.SHOWN.get(c, c) for c in text)
+
+
+@pytest.fixture(scope="module")
+def section(lesson):
+    lesson.locator("#text").scroll_into_view_if_needed()
+    expect(lesson.locator("body")).to_have_attribute("data-text", "ready", timeout=READY_TIMEOUT_MS)
+    return lesson
+
+
+def settle(page):
+    """Wait until the page has read the text and run both experiments (body[data-text=ready])."""
+    expect(page.locator("body")).to_have_attribute("data-text", "ready", timeout=READY_TIMEOUT_MS)
+
+
+@pytest.fixture
+def reader(section):
+    """The shared page back at the default text, every head on, the last row read."""
+    for box in section.locator("#fig-text-switches input").all():
+        if box.is_checked():
+            box.uncheck()
+            settle(section)
+    field = section.locator("#text-field")
+    if field.input_value() != DEFAULT:
+        field.fill(DEFAULT)
+    settle(section)
+    section.locator("#text-position").fill(str(len(DEFAULT) - 1))
+    expect(section.locator("#text-error")).to_be_empty()
+    return section
+
+
+def assert_page_equals_cli(page, text, off=()):
+    """The guesses, their probabilities and the read row's weights of every head, as the CLI prints them."""
+    expected = cli(text, off)
+    assert expected["text"] == text
+    guesses = page.locator("#fig-text-reads td.guess")
+    expect(guesses).to_have_count(len(text))
+    assert guesses.all_text_contents() == [shown(g) for g in expected["guess"]]
+    titles = [guesses.nth(i).get_attribute("title") for i in range(len(text))]
+    for title, p in zip(titles, expected["probability"]):
+        assert f"p = {p:.4f}" in title
+    row = int(page.locator("#text-position").input_value())
+    for i, head in enumerate(expected["heads"]):
+        cells = page.locator("svg.text-map").nth(i).locator("rect[data-q]")
+        weights = head["weights"][row]
+        expect(cells).to_have_count(len(weights))
+        for k, weight in enumerate(weights):
+            assert cells.nth(k).locator("title").text_content().endswith(f": {weight:.4f}")
+
+
+def experiment_numbers(text, off=()):
+    """Every probability the two experiments print for this text, as mha.text computes them (CPython)."""
+    found = lesson.find_id(text)
+    exact, near, other = lesson.near_duplicate_prompts(text, MODEL.context)
+    here, back = lesson.moved_back_prompts(text, MODEL.context)
+    p = {(prompt, end): mha.text.continuation_probability(MODEL, prompt, end, off).probability
+         for prompt, ends in ((exact, (found.end, other)), (near, (found.end, other)), (here, (found.end,)),
+                              (back, (found.end,))) for end in ends}
+    return p, (exact, near, here, back), found
+
+
+# --- the field -------------------------------------------------------------------------------------
+
+def test_the_default_figure_is_the_clis_and_the_status_clears(reader):
+    assert_page_equals_cli(reader, DEFAULT)
+    expect(reader.locator("#text-status")).to_be_empty()
+    expect(reader.locator("#fig-text-reads tr").first).to_have_text(shown(DEFAULT))
+
+
+def test_typing_at_the_end_redraws_with_one_more_row(reader):
+    field = reader.locator("#text-field")
+    field.press("End")
+    field.press("Control+End")
+    field.press_sequentially(" ok")
+    settle(reader)
+    assert_page_equals_cli(reader, DEFAULT + " ok")
+    assert reader.locator("#text-position").input_value() == str(len(DEFAULT) + 2)
+
+
+def test_a_paste_is_read_whole(reader):
+    text = "get ab12cd\n> ab12cd: shipped"
+    reader.locator("#text-field").fill(text)
+    settle(reader)
+    assert_page_equals_cli(reader, text)
+
+
+def test_an_edit_in_the_middle_is_read_whole_and_capitals_are_read_lower_case(reader):
+    field = reader.locator("#text-field")
+    field.focus()
+    field.evaluate("f => f.setSelectionRange(0, 4)")  # 'tool' selected
+    reader.keyboard.type("ANSWER")
+    settle(reader)
+    text = "answer" + DEFAULT[4:]
+    assert field.input_value() == "ANSWER" + DEFAULT[4:]  # the reader's text stays as typed
+    assert_page_equals_cli(reader, text)
+
+
+@pytest.mark.parametrize("typed", ["tool: caf\u00e9", "x" * (MODEL.context + 1), ""])
+def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(reader, typed):
+    with pytest.raises(ValueError) as refused:
+        mha.text.parse_text(MODEL, typed)
+    before = reader.locator("#fig-text-reads").inner_html()
+    field = reader.locator("#text-field")
+    field.fill(typed)
+    expect(reader.locator("#text-error")).to_have_text(str(refused.value))
+    expect(field).to_have_attribute("aria-invalid", "true")
+    assert field.input_value() == typed
+    assert field.evaluate("f => getComputedStyle(f).borderTopWidth") == "2px"
+    assert reader.locator("#fig-text-reads").inner_html() == before
+    field.fill(DEFAULT)
+    expect(reader.locator("#text-error")).to_be_empty()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
+    settle(reader)
+
+
+# --- the switches and the maps -------------------------------------------------------------------
+
+def test_a_switch_redraws_the_guesses_and_maps_and_draws_the_head_off(reader):
+    box = reader.locator("#text-off-0-1")
+    box.check()
+    settle(reader)
+    assert_page_equals_cli(reader, DEFAULT, off=[(0, 1)])
+    heads = reader.locator("#fig-text-maps figure")
+    expect(heads.nth(1)).to_have_class("train-head text-head off")
+    expect(heads.nth(1).locator("figcaption")).to_contain_text("(off, adds nothing)")
+    expect(heads.nth(0)).not_to_have_class("train-head text-head off")
+    box.uncheck()
+    settle(reader)
+    assert_page_equals_cli(reader, DEFAULT)
+    expect(heads.nth(1)).to_have_class("train-head text-head")
+
+
+def test_the_slider_and_a_click_choose_the_row_whose_weights_are_readable(reader):
+    slider = reader.locator("#text-position")
+    slider.focus()
+    slider.press("Home")
+    assert slider.input_value() == "0"
+    expect(reader.locator("svg.text-map").first.locator("rect[data-q]")).to_have_count(1)
+    reader.locator("svg.text-map").first.click(position={"x": fig.MARGIN + 5, "y": fig.MARGIN + 17 * fig.CELL + 5})
+    assert slider.input_value() == "17"
+    assert_page_equals_cli(reader, DEFAULT)
+
+
+def test_the_keyboard_reaches_the_field_switches_slider_and_cells(reader):
+    reader.locator("#text-field").focus()
+    order = []
+    for _ in range(12):
+        reader.keyboard.press("Tab")
+        order.append(reader.evaluate("document.activeElement.id || document.activeElement.tagName"))
+    assert "text-off-0-0" in order and "text-position" in order
+    reader.locator("#text-position").focus()
+    reader.keyboard.press("Tab")
+    cell = reader.locator(":focus")
+    expect(cell).to_have_attribute("data-k", str(len(DEFAULT) - 1))
+    readout = reader.locator("#fig-text-maps .train-readout")
+    expect(readout).to_have_text(cell.locator("title").text_content())
+    reader.keyboard.press("ArrowLeft")
+    expect(reader.locator(":focus")).to_have_attribute("data-k", str(len(DEFAULT) - 2))
+    reader.keyboard.press("ArrowUp")
+    expect(reader.locator(":focus")).to_have_attribute("data-q", str(len(DEFAULT) - 2))
+    assert reader.locator("#text-position").input_value() == str(len(DEFAULT) - 2)
+    expect(readout).to_have_text(reader.locator(":focus").locator("title").text_content())
+
+
+# --- the experiments -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, off", [(DEFAULT, ()), ("ticket zz91. ref zz91", ()), (DEFAULT, ((0, 1),))])
+def test_both_experiments_print_mha_texts_probabilities_for_the_readers_text(reader, text, off):
+    for layer, head in off:
+        reader.locator(f"#text-off-{layer}-{head}").check()
+        settle(reader)
+    reader.locator("#text-field").fill(text)
+    settle(reader)
+    numbers, prompts, found = experiment_numbers(text, off)
+    near, moved = reader.locator("#fig-text-near").text_content(), reader.locator("#fig-text-moved").text_content()
+    exact, near_prompt, here, back = prompts
+    for (prompt, end), p in numbers.items():
+        assert fig.chance_text(p) in (near if prompt in (exact, near_prompt) else moved)
+    assert f"{found.text} {found.near}" in near
+    assert f"{found.last - found.first} characters back" in moved
+    expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
+
+
+def test_an_experiment_that_cannot_run_says_why(reader):
+    reader.locator("#text-field").fill("hello there")
+    settle(reader)
+    with pytest.raises(ValueError) as why:
+        lesson.near_duplicate_prompts("hello there", MODEL.context)
+    expect(reader.locator("#fig-text-near")).to_have_text(str(why.value))
+    expect(reader.locator("#fig-text-moved")).to_have_text(str(why.value))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_accessibility_violations_after_a_switch_and_bad_input(browser, site_url, scheme):
+    page, guard = open_page(browser, site_url, color_scheme=scheme)
+    page.locator("#text").scroll_into_view_if_needed()
+    settle(page)
+    page.locator("#text-off-1-0").check()
+    settle(page)
+    page.locator("#text-field").fill("tool: caf\u00e9")
+    expect(page.locator("#text-field")).to_have_attribute("aria-invalid", "true")
+    results = Axe().run(page, context="#text")
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()
+    assert not guard.problems(), guard.problems()

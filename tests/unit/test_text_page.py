@@ -1,0 +1,335 @@
+"""Section 9, heads on the reader's own prompt: the experiments' texts, the stepwise reading, the trees, the prose.
+
+References: texts and ids worked by hand (beside each case); where the number is the model's output,
+mha.text's own tested functions (read, continuation_probability, greedy), called here directly, and
+numpy for the products; the measurements' numbers formatted by hand from model.measurements.
+"""
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+import mha.text
+import mha.text_lesson as lesson
+from figures import text as fig
+from page import dom
+from trees import class_list, find, nodes, text
+
+MODEL = mha.text.load()
+DEFAULT = lesson.DEFAULT_PROMPT
+
+
+def run(steps):
+    """A generator's return value, counting its yields: (value, yields)."""
+    count = 0
+    try:
+        while True:
+            next(steps)
+            count += 1
+    except StopIteration as done:
+        return done.value, count
+
+
+# --- the lesson's texts -------------------------------------------------------------------------
+
+def test_the_default_prompt_is_a_tool_result_whose_id_the_reply_repeats_and_fits_the_context():
+    assert DEFAULT == "tool: k7q2xm\nai: k7q2xm"
+    assert mha.text.parse_text(MODEL, DEFAULT) == DEFAULT and len(DEFAULT) <= MODEL.context
+
+
+@pytest.mark.parametrize("typed, expected", [
+    # 'tool: k7q2xm\nai: k7q2xm': k7q2xm at 6 and at 17; half of 6 is 3, so the prompt stops after 'k7q'
+    (DEFAULT, lesson.Id("k7q2xm", 6, 17, 3)),
+    ("abc abc", lesson.Id("abc", 0, 4, 1)),            # 3 characters: the prompt keeps 'a', asks for 'bc'
+    ("abcabc", lesson.Id("abc", 0, 3, 1)),             # copies may touch
+    ("k7q2xm k7q2", lesson.Id("k7q2", 0, 7, 2)),       # the last copy half typed: the run written twice is k7q2
+    ("id: ab12 x ab12 y ab12", lesson.Id("ab12", 4, 18, 2)),  # three copies: the first and the last
+    ("ab: ab:", None),                                 # ':' and ' ' are no id's: only 'ab' repeats, under 3
+    ("hello", None),
+])
+def test_find_id_takes_the_longest_run_of_letters_and_digits_written_twice(typed, expected):
+    assert lesson.find_id(typed) == expected
+
+
+def test_the_near_duplicate_keeps_the_start_and_moves_each_end_character_one_on():
+    found = lesson.find_id(DEFAULT)
+    assert (found.end, found.near) == ("2xm", "k7q3yn")  # 2 -> 3, x -> y, m -> n
+    assert lesson.near_end("9z_") == "a0_"  # 9 -> a, z wraps to 0, '_' is kept
+
+
+def test_the_near_duplicate_prompts_insert_a_second_copy_after_the_first():
+    exact, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    assert exact == "tool: k7q2xm k7q2xm\nai: k7q"
+    assert near == "tool: k7q2xm k7q3yn\nai: k7q"
+    assert other == "3yn"
+
+
+def test_the_moved_prompt_puts_the_copy_at_the_start_of_a_full_context():
+    here, back = lesson.moved_back_prompts(DEFAULT, MODEL.context)
+    assert here == "tool: k7q2xm\nai: k7q"
+    # 32 - 20 (the prompt) - 3 (the end) = 9 characters of filler after the copy, then the text without it
+    assert back == "k7q2xm" + lesson.FILLER[:9] + "tool: \nai: k7q"
+    assert len(back) + len("2xm") == MODEL.context
+
+
+@pytest.mark.parametrize("typed, sentence", [
+    ("hello", "No id to test"),
+    ("ab12" + " " * 22 + "ab12", "over the model's 32"),  # 30 characters: a second copy (5 more) cannot fit
+])
+def test_an_experiment_that_cannot_run_says_why(typed, sentence):
+    with pytest.raises(ValueError, match=sentence):
+        lesson.near_duplicate_prompts(typed, MODEL.context)
+
+
+def test_an_id_already_at_the_start_of_a_full_context_cannot_move_back():
+    full = "ab12" + " " * 24 + "ab12"  # 32 characters: the prompt (30) and the end (12) fill the context
+    with pytest.raises(ValueError, match="cannot move further back"):
+        lesson.moved_back_prompts(full, MODEL.context)
+
+
+# --- reading in steps: the same numbers as mha.text's own functions ----------------------------------
+
+def test_reading_in_steps_gives_mha_text_reads_reading_one_yield_per_character():
+    reading, yields = run(lesson.read_steps(MODEL, DEFAULT, [(0, 1)]))
+    whole = mha.text.read(MODEL, DEFAULT, [(0, 1)])
+    assert yields == len(DEFAULT)
+    np.testing.assert_allclose(np.array(reading.logits), np.array(whole.logits), atol=1e-12)
+    for layer in range(MODEL.layers):
+        for head in range(MODEL.heads):
+            for a, b in zip(reading.weights[layer][head], whole.weights[layer][head]):
+                np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+@pytest.mark.parametrize("off", [(), ((0, 1),), ((1, 0), (1, 1))])
+def test_a_trial_gives_continuation_probability_for_each_end_and_names_the_one_greedy_writes(off):
+    _, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    trial, _ = run(lesson.trial_steps(MODEL, near, ["2xm", other], off))
+    for end in ("2xm", other):
+        assert trial.probabilities[end] == pytest.approx(
+            mha.text.continuation_probability(MODEL, near, end, off).probability, rel=1e-12)
+    written = mha.text.greedy(MODEL, near, 3, off).text
+    assert trial.copied == (written if written in ("2xm", other) else None)
+
+
+# --- the state -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("typed", ["", "x" * 33, "caf\u00e9", "tab\there"])
+def test_bad_text_is_refused_with_mha_texts_own_sentence(typed):
+    with pytest.raises(ValueError) as expected:
+        mha.text.parse_text(MODEL, typed)
+    with pytest.raises(ValueError) as got:
+        fig.with_text(fig.default_state(), typed)
+    assert str(got.value) == str(expected.value) and str(got.value)
+
+
+def test_the_text_is_kept_lower_cased_and_the_chosen_row_only_while_it_exists():
+    state = fig.with_chosen(fig.with_text(fig.default_state(), "ABC ABC"), 5)
+    assert state["text"] == "abc abc" and fig.chosen(state) == 5
+    shorter = fig.with_text(state, "abcd")
+    assert shorter["chosen"] is None and fig.chosen(shorter) == 3  # row 5 is gone: the last row
+    with pytest.raises(ValueError, match="position 4 is not in the text"):
+        fig.with_chosen(shorter, 4)
+    assert fig.with_chosen(state, 6)["chosen"] is None  # the last row: it follows the text as it grows
+
+
+@pytest.mark.parametrize("before, after, typed", [
+    ("abc", "abcd", "d"),        # typed at the end: the KV cache
+    ("abc", "abcde", "de"),
+    ("abc", "abd", None),        # an edit in the middle: the whole text again
+    ("abc", "ab", None),         # a deletion
+    ("abc", "abc", None),
+])
+def test_appended_tells_a_character_typed_at_the_end_from_any_other_edit(before, after, typed):
+    old = fig.with_text(fig.default_state(), before)
+    assert fig.appended(fig.with_text(old, after), old) == typed
+
+
+def test_a_switch_change_is_never_appended():
+    old = fig.with_text(fig.default_state(), "abc")
+    new = fig.with_switch(fig.with_text(old, "abcd"), (0, 1), True)
+    assert fig.appended(new, old) is None and fig.with_switch(new, (0, 1), False)["off"] == frozenset()
+
+
+# --- the trees -------------------------------------------------------------------------------------
+
+def test_what_the_model_reads_shows_each_character_and_its_guess_outlined_where_the_text_agrees():
+    state = fig.with_switch(fig.default_state(), (1, 1), True)
+    reading = mha.text.read(MODEL, DEFAULT, [(1, 1)])
+    tree = fig.reads(fig.read(state))
+    rows = find(tree, "tr")
+    assert [text(td) for td in rows[0][2:]] == [fig.SHOWN.get(c, c) for c in DEFAULT]
+    guesses = rows[1][2:]
+    expected = [MODEL.vocab[int(np.argmax(row))] for row in reading.probabilities]
+    assert [text(td) for td in guesses] == [fig.SHOWN.get(c, c) for c in expected]
+    hits = [i for i, g in enumerate(expected) if i + 1 < len(DEFAULT) and g == DEFAULT[i + 1]]
+    assert [i for i, td in enumerate(guesses) if "hit" in class_list(td)] == hits
+    assert f"({len(hits)} of {len(DEFAULT) - 1})" in text(tree)
+    for td, row in zip(guesses, reading.probabilities):
+        assert f"p = {max(row):.4f}" in td[1]["title"]
+
+
+def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_off():
+    state = fig.with_chosen(fig.with_switch(fig.default_state(), (0, 1), True), 17)
+    reading = mha.text.read(MODEL, DEFAULT, [(0, 1)])
+    tree = fig.maps(fig.read(state), state)
+    figures = find(tree, "figure")
+    assert len(figures) == MODEL.layers * MODEL.heads
+    for figure, (layer, head) in zip(figures, MODEL.names):
+        cells = [n for n in nodes(figure) if n[0] == "rect" and "data-q" in n[1]]
+        row = reading.weights[layer][head][17]
+        assert [c[1]["data-k"] for c in cells] == list(range(18)) and all(c[1]["data-q"] == 17 for c in cells)
+        for cell, weight in zip(cells, row):
+            assert text(cell).endswith(f": {weight:.4f}")
+        off = (layer, head) == (0, 1)
+        assert ("off" in class_list(figure)) == off
+        assert ("(off, adds nothing)" in text(find(figure, "figcaption")[0])) == off
+        top = int(np.argmax(row))
+        assert f"at {top}, {row[top]:.4f}." in text(figure)
+    assert sum(1 for n in nodes(tree) if n[0] == "rect" and n[1].get("tabindex") == 0) == len(figures)
+
+
+def test_a_click_picks_the_row_under_it():
+    # rows start under the 14 px axis margin and are 10 px tall: y = 14..23 is row 0, 184..193 row 17
+    assert [fig.row_at(y) for y in (3, 13.9, 14, 23.9, 24, 189)] == [None, None, 0, 0, 1, 17]
+
+
+def test_the_map_draws_each_cell_once_in_its_weights_bucket():
+    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket; none above the diagonal."""
+    reading = fig.read(fig.default_state())
+    rows = reading.weights[1][1]
+    svg = fig.head_map(rows, DEFAULT, "layer 1 head 1", 5, False)
+    covered = {}
+    for path in (n for n in nodes(svg) if n[0] == "path"):
+        bucket = int(path[1]["class"][1:])
+        for part in path[1]["d"].split("M")[1:]:
+            x, rest = part.split(" ", 1)
+            y, width = rest.split("h")[0], rest.split("h")[1].split("v")[0]
+            i = (int(y) - fig.MARGIN) // fig.CELL
+            for j in range((int(x) - fig.MARGIN) // fig.CELL, (int(x) - fig.MARGIN + int(width)) // fig.CELL):
+                assert (i, j) not in covered
+                covered[i, j] = bucket
+    assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(DEFAULT)) for j in range(i + 1)}
+
+
+def test_the_switches_are_one_checkbox_per_head_checked_when_off():
+    boxes = find(fig.switches(frozenset({(1, 0)})), "input")
+    assert [b[1]["data-text-head"] for b in boxes] == ["0.0", "0.1", "1.0", "1.1"]
+    assert [b[1]["checked"] for b in boxes] == [False, False, True, False]
+
+
+@pytest.mark.parametrize("off", [frozenset(), frozenset({(0, 1)})])
+def test_the_experiments_sentences_print_mha_texts_probabilities(off):
+    state = {**fig.default_state(), "off": off}
+    trees = fig.experiment_trees(state)
+    near, moved = text(trees["fig-text-near"]), text(trees["fig-text-moved"])
+    exact_prompt, near_prompt, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    here, back = lesson.moved_back_prompts(DEFAULT, MODEL.context)
+    for prompt, end, said in [(exact_prompt, "2xm", near), (exact_prompt, other, near), (near_prompt, "2xm", near),
+                              (near_prompt, other, near), (here, "2xm", moved), (back, "2xm", moved)]:
+        p = mha.text.continuation_probability(MODEL, prompt, end, sorted(off)).probability
+        assert fig.chance_text(p) in said
+    assert "11 characters back" in moved   # k7q2xm at 6 and at 17
+    assert "26 characters back" in moved   # moved to 0; the last copy starts at 29 - 3 in the moved prompt
+
+
+def test_a_probability_is_printed_to_4_decimals_or_2_significant_digits_below_that():
+    assert fig.chance_text(0.91234) == "0.9123" and fig.chance_text(0.0001) == "0.0001"
+    assert fig.chance_text(1.234e-6) == "1.2e-06"
+
+
+# --- the prose -------------------------------------------------------------------------------------
+
+# measure()'s shape (mha.text.measure), numbers made up here so that each one is told from the others
+MEASURED = {
+    "chance": 1 / 65,
+    "copy": {"off": [], "trained": 0.8554, "unseen": 0.73549, "trained_characters": 1200, "unseen_characters": 1000},
+    "copy_off": [{"off": [[layer, head]], "trained": 0.5, "unseen": unseen, "trained_characters": 1200,
+                  "unseen_characters": 1000}
+                 for (layer, head), unseen in zip(MODEL.names, (0.6, 0.055, 0.39, 0.45))],
+    "scores": [{"layer": layer, "head": head, "previous_token": prev, "induction": ind}
+               for (layer, head), prev, ind in zip(MODEL.names, (0.1, 0.876, 0.2, 0.3), (0.01, 0.02, 0.455, 0.5))],
+    "heads": {"induction_head": [1, 1], "previous_token_heads": [[0, 1]], "pair": True},
+    "composition": [],
+    "bits_per_character": {"model": 3.456, "bigram": 3.789, "characters": 3999, "bigram_smoothing": "add-one"},
+}
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """The shipped model, carrying MEASURED as its measurements."""
+    model = dataclasses.replace(MODEL, measurements_json=json.dumps(MEASURED))
+    monkeypatch.setattr(fig, "model", lambda: model)
+    return MEASURED
+
+
+@pytest.fixture
+def unmeasured(monkeypatch):
+    model = dataclasses.replace(MODEL, measurements_json="{}")
+    monkeypatch.setattr(fig, "model", lambda: model)
+
+def test_the_prose_numbers_come_from_the_models_about_and_measurements(measured):
+    about, m = MODEL.about, measured
+    values = {key: make() for key, make in fig.PROSE.items()}
+    assert (values["text-copy-unseen"], values["text-copy-trained"]) == ("73.5%", "85.5%")  # 73.549%, 85.54%
+    assert values["text-bits"] == "3.46 bits per character to a bigram table's 3.79: only 0.33 better"
+    assert values["text-params"] == f"{about['parameters']:,}"
+    assert values["text-steps"] == f"{about['steps']:,}"
+    assert values["text-seed"] == str(about["seed"])
+    assert values["text-context"] == "32" and values["text-vocab"] == str(len(MODEL.vocab))
+    assert values["text-copy-unseen"] == f"{100 * m['copy']['unseen']:.1f}%"
+    assert values["text-copy-trained"] == f"{100 * m['copy']['trained']:.1f}%"
+    assert values["text-chance"] == f"{100 / len(MODEL.vocab):.1f}%"
+    bits = m["bits_per_character"]
+    assert values["text-bits"].startswith(f"{bits['model']:.2f} bits per character")
+    assert f"a bigram table's {bits['bigram']:.2f}" in values["text-bits"]
+    assert values["text-default"] == DEFAULT and values["text-last"] == str(len(DEFAULT) - 1)
+
+
+def test_section_10_cites_the_near_duplicate_numbers_of_the_default_text():
+    exact, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    assert fig.PROSE["text-exact-id"]() == f"{mha.text.continuation_probability(MODEL, exact, '2xm').probability:.2f}"
+    for key, end in (("text-near-id", "2xm"), ("text-near-other", other)):
+        p = mha.text.continuation_probability(MODEL, near, end).probability
+        assert fig.PROSE[key]() == f"{p:.2f}"
+    assert dom.to_html(fig.PROSE["text-near-pair"]()) == "<kbd>k7q2xm k7q3yn</kbd>"
+
+
+def test_the_card_gives_each_heads_scores_and_its_cost_switched_off_alone(measured):
+    m = measured
+    rows = find(fig.card(), "tr")[1:]
+    assert len(rows) == len(m["scores"]) == MODEL.layers * MODEL.heads
+    for row, score in zip(rows, m["scores"]):
+        alone = [r for r in m["copy_off"] if r["off"] == [[score["layer"], score["head"]]]][0]
+        assert [text(c) for c in row[2:]] == [f"layer {score['layer']} head {score['head']}",
+                                              f"{score['previous_token']:.2f}", f"{score['induction']:.2f}",
+                                              f"{100 * alone['unseen']:.1f}%"]
+
+
+def test_the_card_says_how_far_layer_1s_induction_falls_without_the_previous_token_head(measured):
+    measured["composition"] = [{"layer": 1, "head": 0, "off": [[0, 1]], "induction": 0.0912},
+                               {"layer": 1, "head": 1, "off": [[0, 1]], "induction": 0.0826}]
+    model = dataclasses.replace(MODEL, measurements_json=json.dumps(measured))
+    fig.model = lambda: model  # monkeypatch restores it after the test
+    assert text(fig.card()).endswith("With layer 0 head 1 (its previous-token head) off, the induction scores fall: "
+                                     "layer 1 head 0's from 0.46 to 0.09, layer 1 head 1's from 0.50 to 0.08.")
+
+
+def test_a_worse_model_than_the_bigram_is_said_to_be_worse(measured):
+    measured["bits_per_character"]["model"] = 4.0
+    model = dataclasses.replace(MODEL, measurements_json=json.dumps(measured))
+    fig.model = lambda: model  # monkeypatch restores it after the test
+    assert fig.bits_verdict() == "4.00 bits per character, worse than a bigram table's 3.79"
+
+
+def test_without_measurements_the_page_says_so_instead_of_a_number(unmeasured):
+    assert fig.PROSE["text-copy-unseen"]() == fig.PROSE["text-bits"]() == "not yet measured"
+    assert "not yet measured" in text(fig.card())
+
+
+def test_the_build_time_figures_are_the_default_states():
+    reading = fig.read(fig.default_state())
+    assert dom.to_html(fig.FIGURES["fig-text-reads"].build(None, None, None)[1]) == dom.to_html(fig.reads(reading)[1])
+    assert not math.isnan(reading.probability[-1])
