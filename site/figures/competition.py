@@ -18,7 +18,7 @@ import math
 import mha
 from figures.registry import Figure
 from mha.lesson import COMPETITION_DISTRACTORS, COMPETITION_HEADS, COMPETITION_QUERY, COMPETITION_RELEVANT
-from page.dom import band_class, body_row, fixed, header_row, number_cell, table, weight_class
+from page.dom import band_class, body_row, counted, fixed, header_row, number_cell, table, weight_class
 from page.state import MAX_DISTRACTORS
 
 NAMES = [f"head {h}" for h in range(COMPETITION_HEADS)] + ["one wide head"]  # the lines, in the order of relevant_weights
@@ -29,7 +29,7 @@ SAMPLES = (*range(11), 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 2
 
 def distractors_text(count):
     """'no distractors', '1 distractor', '1,000 distractors'."""
-    return "no distractors" if count == 0 else f"{count:,} distractor{'' if count == 1 else 's'}"
+    return "no distractors" if count == 0 else counted(count, "distractor")
 
 
 # --- the numbers (all from mha) --------------------------------------------------

@@ -10,8 +10,8 @@ prints them. Runs in CPython and Pyodide.
 import mha
 from figures.pictures import attention_picture, pictured, pictures_note
 from figures.registry import NO_PATCH, Figure
-from page.dom import (band_class, body_row, classes, count_select, exact_values, fixed, header_row, joined,
-                      number_text, select, signed, slot_range, table, weight_class)
+from page.dom import (band_class, body_row, classes, count_select, counted, exact_values, fixed, header_row,
+                      joined, number_text, select, signed, slot_range, table, weight_class)
 from page.state import DEFAULT_CONTEXT, button_rules, reads_slices
 
 # --- controls ----------------------------------------------------------------
@@ -271,7 +271,7 @@ def moved_summary(result, wide, previous):
         moved, largest = mha.largest_change(changes)
         if moved:
             items.append(["li", classes(band, "moved"), ["strong", {}, f"{label}: moved"],
-                          f", {moved} weight{'s' if moved != 1 else ''}, largest change {signed(largest)}"])
+                          f", {counted(moved, 'weight')}, largest change {signed(largest)}"])
         else:
             items.append(["li", classes(band), f"{label}: unchanged"])
     return ["ul", {"class": "moved-summary"}, *items]
@@ -371,8 +371,8 @@ def set_elsewhere(result):
     """Section 3's note on the sizes its tables follow but other sections set: width, heads, key/value heads."""
     heads, kv_heads = len(result.kv_head_of), len(set(result.kv_head_of))
     return ["p", {"class": "note set-elsewhere"},
-            f"Width {result.width} and {heads} {'head' if heads == 1 else 'heads'}: set by section 2's pickers; "
-            f"{kv_heads} key/value {'head' if kv_heads == 1 else 'heads'}: set by section 6's picker."]
+            f"Width {result.width} and {counted(heads, 'head')}: set by section 2's pickers; "
+            f"{counted(kv_heads, 'key/value head')}: set by section 6's picker."]
 
 
 def _banded(state):

@@ -7,8 +7,8 @@ mha.weights_bytes, printed by mha.format_bytes. This module only arranges them.
 
 import mha
 from figures.registry import Figure
-from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_text, select,
-                      slot_range, table)
+from page.dom import (band_class, body_row, classes, count_select, counted, fixed, header_row, joined, number_text,
+                      select, slot_range, table)
 from page.state import CUSTOM_MODEL, MODEL_NAMES, model_shape, reads_slices
 
 SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a model
@@ -28,11 +28,6 @@ PROSE_BATCH = 16                    # conversations served at once, in the prose
 def kv_heads_picker(heads, kv_heads):
     """<select id='kv-heads'> labelled 'key/value heads', offering mha.kv_head_choices(heads)."""
     return count_select("kv-heads", "key/value heads", mha.kv_head_choices(heads), kv_heads)
-
-
-def counted(n, noun, shown=None):
-    """'1 layer', '32 layers': a count and its noun, singular for one (shown: the count's text, if not str(n))."""
-    return f"{n if shown is None else shown} {noun}{'' if n == 1 else 's'}"
 
 
 def sharing_name(heads, kv_heads):
@@ -198,10 +193,10 @@ def kv_cache_readout(shape, seq_len, bytes_per_value=2, batch=1):
     conversations = counted(batch, "conversation")
     per_token = (f"2 (keys and values) × {counted(shape.layers, 'layer')} × "
                  f"{counted(shape.kv_heads, 'key/value head')} × {counted(shape.head_width, 'number')} × "
-                 f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')}")
+                 f"{counted(bytes_per_value, 'byte')}")
     kept = counted(bill.tokens, "token")
     if bill.tokens < seq_len:
-        kept += f" (the last {shape.window} of {seq_len}: a sliding window)"
+        kept += f" (the last {shape.window:,} of {seq_len:,}: a sliding window)"
     rows = [body_row("per token", [["td", {}, per_token, " = ", _money(bill.per_token, "strong")]]),
             body_row("KV cache", [["td", {}, f"{mha.format_bytes(bill.per_token)} × {kept} × {conversations} = ",
                                    _money(bill.bytes, "strong")]]),
@@ -232,7 +227,7 @@ def kv_cache_table(seq_len, bytes_per_value=2, batch=1, shapes=mha.MODEL_SHAPES)
                                          "per token", "KV cache", "saved", "weights (bf16)"])
     rows = [_model_row(shape, seq_len, bytes_per_value, batch) for shape in shapes]
     caption = (f"{counted(seq_len, 'token')} × {counted(batch, 'conversation')}, "
-               f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')} per number; "
+               f"{counted(bytes_per_value, 'byte')} per number; "
                f"“beyond context”: longer than the model was built for")
     return table("KV cache by model", caption, head, rows, "kv-models")
 

@@ -135,9 +135,9 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
 def test_the_table_names_every_config_and_follows_the_fields(reader):
     table = reader.get_by_role("table", name="KV cache by model", exact=True)
     expect(table.locator("tbody th")).to_have_text([f"{s.name} {s.source}" for s in mha.MODEL_SHAPES])
-    expect(table.locator("caption")).to_contain_text("8192 tokens × 1 conversation")
+    expect(table.locator("caption")).to_contain_text("8,192 tokens × 1 conversation")
     reader.locator("#kv-seq-len").fill("1000")
-    expect(table.locator("caption")).to_contain_text("1000 tokens × 1 conversation")
+    expect(table.locator("caption")).to_contain_text("1,000 tokens × 1 conversation")
     expect(table.locator("td.beyond")).to_have_count(0)
 
 

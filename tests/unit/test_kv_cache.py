@@ -267,7 +267,7 @@ def test_the_readout_warns_beyond_the_context_and_counts_the_batch():
 
 def test_the_readout_names_the_sliding_window():
     readout = kv.kv_cache_readout(shape("Mistral-7B-v0.1"), 32768)
-    assert "4096 tokens (the last 4096 of 32768: a sliding window)" in text(readout)
+    assert "4,096 tokens (the last 4,096 of 32,768: a sliding window)" in text(readout)
     assert "512.0 MiB" in text(readout)
 
 

@@ -556,7 +556,7 @@ def all_text(r):
 
 
 def plural(count, noun):
-    return f"{count} {noun}" + ("" if count == 1 else "s")
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def names_count(words, n):
