@@ -134,7 +134,7 @@ def commit(error_id, new_state):
     The figures keep the last valid state on a ValueError.
     """
     try:
-        view = figure_state.compute(new_state)
+        view = figure_state.compute(new_state, SHOWN["view"])  # rows the View on screen projected are reused
     except ValueError as error:
         say(error_id, str(error))
         return None
@@ -307,7 +307,7 @@ def on_reset():
     their numbers."""
     STATE.update({**figure_state.default_state(), "kv": STATE["kv"], "blend": STATE["blend"]})
     say("fragment-notice", "")
-    draw_everything(figure_state.compute(STATE))
+    draw_everything(figure_state.compute(STATE, SHOWN["view"]))
     say("exercise-status", exercise.status("reset-all", STATE))
     window.mhaSetFragment(ENCODE)
 

@@ -63,6 +63,7 @@ class View(NamedTuple):
     wide: list            # the one wide head's weights
     cross: object = None  # mha.MultiHeadResult with keys and values from the context, or None
     cross_wide: list = None
+    projected: object = None  # the Projected it was computed with (None: identity slices), for the next edit
 
     def shape(self):
         """Tables and their sizes: equal shapes mean a redraw can patch numbers in place."""
@@ -71,19 +72,23 @@ class View(NamedTuple):
                 self.result.kv_head_of, cross)
 
 
-def compute(state):
-    """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate."""
+def compute(state, before=None):
+    """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate.
+
+    before: the View drawn until now, if any; its projected rows are reused where they still hold.
+    """
     check_sharing(state)
-    weights = projections(state)
+    rows = projected(state, before)
+    weights = {} if rows is None else {**rows.weights, "project": rows}
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
     result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
     wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head
     if state["context"] is None:
-        return View(result, wide)
+        return View(result, wide, projected=rows)
     context = state["context"]
     cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
     cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
-    return View(result, wide, cross, cross_wide)
+    return View(result, wide, cross, cross_wide, rows)
 
 
 class Blend(NamedTuple):
@@ -119,33 +124,31 @@ def check_sharing(state):
                      f"would score its {mine} against keys made of query head 0's {theirs}")
 
 
-class KeptRows:
-    """x @ W that remembers every row it produced, for weights that never change.
+class Projected:
+    """A state's random projections and the rows they projected, carried by its View to the next edit.
 
-    A reader's edit changes one token, so on the next keystroke only that token
-    is projected again (a 64 x 64 projection costs milliseconds in the browser).
-    Passed to mha.multi_head_attention as project=.
+    A reader's edit changes one token, so the next View projects only that token again (a 64 x 64
+    projection costs milliseconds in the browser): every other row is the one `known` (the View
+    before's rows) holds for the same weights. Passed to mha.multi_head_attention as project=;
+    rows keeps only what this View projected.
     """
 
-    MAX_ROWS = 4096
-
-    def __init__(self):
-        self.rows = {}  # (id(w), input row) -> output row; the weights are held in self.weights
+    def __init__(self, key, weights, known=None):
+        self.key = key          # (width, heads, kv_heads, seed): what mha.random_projections was given
+        self.weights = weights  # w_q, w_k, w_v, w_o (mha.Projection)
+        self.rows = {}          # (weight name, input row) -> output row
+        self._known = known or {}
 
     def __call__(self, vectors, w):
-        out = []
-        for x in vectors:
-            key = (id(w), tuple(x))
-            row = self.rows.get(key)
-            if row is None:
-                row = self.rows[key] = tuple(mha.matmul([x], w)[0])
-            out.append(list(row))  # a fresh list: mha's caller may change it
-        if len(self.rows) > self.MAX_ROWS:
-            self.rows.clear()
-        return out
-
-
-_kept = {}  # (width, heads, kv_heads, seed) -> the keyword arguments for mha: one entry at a time
+        name = next(n for n, m in self.weights.items() if m is w)
+        keys = [(name, tuple(x)) for x in vectors]
+        missing = [k for k in dict.fromkeys(keys) if k not in self.rows and k not in self._known]
+        for k, row in zip(missing, mha.matmul([x for _, x in missing], w) if missing else ()):
+            self.rows[k] = tuple(row)
+        for k in keys:
+            if k not in self.rows:
+                self.rows[k] = self._known[k]
+        return [list(self.rows[k]) for k in keys]  # fresh lists: mha's caller may change them
 
 
 def reads_slices(state):
@@ -153,16 +156,16 @@ def reads_slices(state):
     return state["projections"] != "random"
 
 
-def projections(state):
-    """{} for identity slices, else mha.random_projections for the state's sizes and seed, with a KeptRows."""
+def projected(state, before=None):
+    """None for identity slices, else the state's Projected: the weights and rows of `before` (a View) when
+    its sizes and seed are the same, else mha.random_projections for them."""
     if reads_slices(state):
-        return {}
+        return None
     key = (len(state["tokens"][0]), state["heads"], state["kv_heads"], state["seed"])
-    if key not in _kept:
-        _kept.clear()  # the weights die with their rows: no id() can be reused while its rows are kept
-        weights = mha.random_projections(key[0], key[1], kv_heads=key[2], seed=key[3])
-        _kept[key] = {**weights, "project": KeptRows()}
-    return _kept[key]
+    kept = None if before is None else before.projected
+    if kept is not None and kept.key == key:
+        return Projected(key, kept.weights, kept.rows)
+    return Projected(key, mha.random_projections(key[0], key[1], kv_heads=key[2], seed=key[3]))
 
 
 # --- transitions: state -> new state (compute() decides whether it is kept) -----------

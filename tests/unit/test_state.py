@@ -2,7 +2,7 @@
 
 Expected values are worked here by hand: a transition's result is a small dict
 whose every field can be written down, and the gate's refusals are mha's
-sentences. KeptRows is compared with numpy.
+sentences. Projected rows are compared with numpy.
 """
 
 import numpy as np
@@ -256,23 +256,50 @@ def test_identity_slices_give_every_query_head_its_own_key_value_head_again():
 
 # --- the row cache -------------------------------------------------------------------
 
-def test_kept_rows_give_numpys_product_and_fresh_lists():
+def test_projected_rows_give_numpys_product_and_fresh_lists():
     weights = mha.random_projections(8, 2, seed=9)
-    project = s.KeptRows()
     tokens = np.random.default_rng(2).normal(size=(4, 8)).tolist()
+    project = s.Projected((8, 2, 2, 9), weights)
     for step in range(6):
         tokens[step % 4][step] += 0.25
+        project = s.Projected((8, 2, 2, 9), weights, project.rows)
         got = project(tokens, weights["w_q"])
         np.testing.assert_allclose(got, np.array(tokens) @ np.array(weights["w_q"]), rtol=0, atol=1e-12)
         got[0][0] = 123.0  # a caller changing its result must not change the next one
         assert project(tokens, weights["w_q"])[0][0] != 123.0
+        assert len(project.rows) == 4  # only the rows this call asked for: nothing piles up edit after edit
+
+
+def test_an_edit_projects_again_only_the_token_it_changed():
+    """The View before lends its weights and every row it projected; the edited token's rows are new."""
+    first = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    before = s.compute(first)
+    view = s.compute(s.with_number(first, "tokens", 1, 5, 2.5), before)
+    old, new = before.projected, view.projected
+    assert new.weights is old.weights
+    token_0, token_1 = tuple(first["tokens"][0]), (0.9, 0.1, 1.0, 0.0, 0.0, 2.5, 0.0, 0.0)
+    for name in ("w_q", "w_k", "w_v"):
+        assert new.rows[(name, token_0)] is old.rows[(name, token_0)]  # the same row, not computed again
+        assert (name, token_1) not in old.rows and (name, token_1) in new.rows
+
+
+def test_a_view_of_other_sizes_or_another_seed_lends_nothing():
+    first = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    before = s.compute(first)
+    for later, heads in ((s.changed(first, seed=4), 2), (s.with_heads(first, 4), 4)):
+        view = s.compute(later, before)
+        assert view.projected.weights is not before.projected.weights
+        plain = mha.multi_head_attention(later["tokens"], heads, **mha.random_projections(8, heads, seed=later["seed"]))
+        assert view.result.weights == plain.weights and view.result.outputs == plain.outputs
+    assert s.compute(s.changed(first, projections="identity", kv_heads=2), before).projected is None
 
 
 def test_random_projections_through_the_gate_match_plain_mha_to_the_bit():
     """The kept rows are the same numbers mha computes without them, edit after edit."""
     current = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    kept = None
     for step in range(4):
         current = s.with_number(current, "tokens", step % 2, step, 0.5 * step)
-        kept = s.compute(current)
+        kept = s.compute(current, kept)
         plain = mha.multi_head_attention(current["tokens"], 2, **mha.random_projections(8, 2, seed=3))
         assert kept.result.weights == plain.weights and kept.result.outputs == plain.outputs
