@@ -20,12 +20,11 @@ from figures.heads import token_grid_head
 from figures.registry import Figure
 from page.dom import (band_class, body_row, classes, counted, fixed, header_row, number_cell, number_text, short,
                       slot_range, table, vector_text, weight_class)
-from page.state import compute_blend, model_shape
+from page.state import model_shape
 
 # --- section 1: one head blends what it finds, two heads look up two things ----------------
 
 QUERY = len(mha.BLEND_TOKENS) - 1  # the last token asks; the causal mask lets it see every token
-BLEND_FIELDS = {f"blend-{t}-{s}": (t, s) for t, row in enumerate(mha.BLEND_TOKENS) for s in range(len(row))}
 FIELD_LABEL = "section 1 token {} slot {}"  # each field's accessible name (section 3's grid says "token T slot S")
 
 # The picture, in viewBox units: BLEND_W wide, scaled to the column (a 375 px phone too).
@@ -214,10 +213,6 @@ def blend_numbers(blend):
                      for name, row in rows], "numbers")
     return [["div", {"class": "blend-numbers-wrap", "tabindex": "0", "role": "region",
                      "aria-label": "the numbers, scrollable"}, scores, weights, vectors]]
-
-
-def _blend(state):
-    return compute_blend(state["blend"])
 
 
 # --- section 2: the data flow ---------------------------------------------------------------
@@ -429,8 +424,8 @@ def _recipe_prose():
 FIGURES = {
     # section 1: why several heads (its own three tokens: "blend-grid" after its reset, "blend" after an edit)
     "fig-blend-tokens": Figure(lambda s, v, b: [blend_fields(s["blend"])], ("blend-grid",)),
-    "fig-blend": Figure(lambda s, v, b: blend_picture(_blend(s)), ("blend", "blend-grid")),
-    "fig-blend-numbers": Figure(lambda s, v, b: blend_numbers(_blend(s)), ("blend", "blend-grid")),
+    "fig-blend": Figure(lambda s, v, b: blend_picture(v.blend), ("blend", "blend-grid")),
+    "fig-blend-numbers": Figure(lambda s, v, b: blend_numbers(v.blend), ("blend", "blend-grid")),
     # section 2: the recipe (redrawn when the sizes change, or a token is added or removed)
     "fig-recipe-flow": Figure(lambda s, v, b: [flow_diagram(state_costs(s))], ("structure", "token-grid")),
     "fig-recipe-line": Figure(lambda s, v, b: [cost_line(state_costs(s))], ("structure", "token-grid")),

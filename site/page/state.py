@@ -64,6 +64,7 @@ class View(NamedTuple):
     cross: object = None  # mha.MultiHeadResult with keys and values from the context, or None
     cross_wide: list = None
     projected: object = None  # the Projected it was computed with (None: identity slices), for the next edit
+    blend: object = None      # section 1's Blend (compute_blend) of state["blend"]
 
     def shape(self):
         """Tables and their sizes: equal shapes mean a redraw can patch numbers in place."""
@@ -75,20 +76,22 @@ class View(NamedTuple):
 def compute(state, before=None):
     """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate.
 
-    before: the View drawn until now, if any; its projected rows are reused where they still hold.
+    before: the View drawn until now, if any; its projected rows, and its Blend, are reused where they still hold.
     """
     check_sharing(state)
+    kept = None if before is None else before.blend
+    blend = kept if kept is not None and kept.tokens == state["blend"] else compute_blend(state["blend"])
     rows = projected(state, before)
     weights = {} if rows is None else {**rows.weights, "project": rows}
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
     result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
     wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head
     if state["context"] is None:
-        return View(result, wide, projected=rows)
+        return View(result, wide, projected=rows, blend=blend)
     context = state["context"]
     cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
     cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
-    return View(result, wide, cross, cross_wide, rows)
+    return View(result, wide, cross, cross_wide, rows, blend)
 
 
 class Blend(NamedTuple):
@@ -208,16 +211,6 @@ def with_number(state, key, t, s, value):
     rows = [list(row) for row in state[key]]
     rows[t][s] = value
     return changed(state, **{key: rows})
-
-
-def with_blend_text(state, t, s, text):
-    """Section 1's field (token t, slot s) as typed: read by mha.parse_number, then through compute_blend.
-
-    Raises ValueError with the sentence the page shows (before anything changes).
-    """
-    new = with_number(state, "blend", t, s, mha.parse_number(text, f"token {t} slot {s}"))
-    compute_blend(new["blend"])
-    return new
 
 
 def with_blend_reset(state):

@@ -125,7 +125,7 @@ def blend_state(tokens=BLEND):
 
 
 def built(element_id, state):
-    children = FIGURES[element_id].build(state, None, None)
+    children = FIGURES[element_id].build(state, figure_state.compute(state), None)
     for child in children:
         dom.check(child)
     return children
@@ -181,7 +181,7 @@ def test_the_default_picture_prints_the_hand_worked_weights_outputs_and_scores()
 
 
 def test_an_edit_redraws_the_picture_and_the_and_sentence_from_the_new_numbers():
-    state = figure_state.with_blend_text(figure_state.with_blend_text(blend_state(), 0, 0, "-3"), 1, 3, "2.5")
+    state = figure_state.with_number(figure_state.with_number(blend_state(), "blend", 0, 0, -3.0), "blend", 1, 3, 2.5)
     assert state["blend"] == EDITED
     svg, *notes = built("fig-blend", state)
     base = next(line[1]["y1"] for line in find(svg, "line") if "blend-base" in class_list(line))  # token 0's
@@ -208,14 +208,16 @@ def test_the_sentences_stay_true_when_the_heads_agree_or_a_token_holds_the_vecto
 
 
 def test_section_1s_fields_are_named_and_kept_apart_from_section_3s_grid():
-    """Twelve fields, each with the id main.py's INPUTS knows (boot.js keeps a field changed while Python loads by
-    its id) and a name unlike section 3's 'token T slot S'; the table is not a .token-grid, which is read otherwise."""
+    """Twelve fields, each with an id (boot.js keeps a field changed while Python loads by its id), the data-token and
+    data-slot main.py reads as it reads section 3's grid, and a name unlike section 3's 'token T slot S'; the table is
+    not a .token-grid, whose fields boot.js leaves to main.py's start."""
     (table,) = built("fig-blend-tokens", blend_state())
     inputs = find(table, "input")
     assert [(i[1]["id"], i[1]["aria-label"], i[1]["value"]) for i in inputs] == [
         (f"blend-{t}-{s}", f"section 1 token {t} slot {s}", dom.number_text(x))
         for t, row in enumerate(BLEND) for s, x in enumerate(row)]
-    assert list(recipe.BLEND_FIELDS.items()) == [(f"blend-{t}-{s}", (t, s)) for t in range(3) for s in range(4)]
+    assert [(i[1]["data-token"], i[1]["data-slot"]) for i in inputs] == [
+        (str(t), str(s)) for t in range(3) for s in range(4)]
     assert "token-grid" not in class_list(table) and all(i[1]["aria-describedby"] == "blend-error" for i in inputs)
     # the fields are drawn again only by section 1's reset, never under a reader's typing
     assert FIGURES["fig-blend-tokens"].redraw == ("blend-grid",)

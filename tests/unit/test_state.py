@@ -156,18 +156,16 @@ def test_section_1s_tokens_are_edited_and_reset_on_their_own():
     assert s.with_link(new, {key: old[key] for key in s.FIGURE_KEYS})["blend"] == new["blend"]
 
 
-def test_section_1s_field_text_is_read_by_mha_and_refused_with_its_sentence():
-    """A field's text as typed: mha.parse_number's reading and sentences, then the gate (token 0 = [1e200, ...]
-    asks itself 1e400: overflow), and the state it was given stays as it was."""
-    old = s.default_state()
-    assert s.with_blend_text(old, 2, 1, " 0.5 ")["blend"] == [*BLEND[:2], [1.0, 0.5, 1.0, 0.0]]
-    with pytest.raises(ValueError, match="^token 0 slot 1: 'abc' is not a number$"):
-        s.with_blend_text(old, 0, 1, "abc")
-    with pytest.raises(ValueError, match="^token 2 slot 3 is empty: type a number$"):
-        s.with_blend_text(old, 2, 3, " ")
+def test_the_gate_computes_section_1s_blend_once_and_lends_it_to_the_next_view():
+    """The View carries section 1's Blend; a View after an edit elsewhere takes the same one, not a new one,
+    and an edit of section 1's tokens gets its own (token 0 = [1e200, ...] asks itself 1e400: refused)."""
+    first = s.compute(s.default_state())
+    assert first.blend.tokens == BLEND and first.blend.totals == [7.0, 7.0, 2.0]
+    assert s.compute(s.with_number(s.default_state(), "tokens", 0, 1, 0.5), first).blend is first.blend
+    edited = s.compute(s.with_number(s.default_state(), "blend", 2, 1, 0.5), first)
+    assert edited.blend.tokens == [*BLEND[:2], [1.0, 0.5, 1.0, 0.0]] and edited.blend.totals == [7.0, 7.5, 2.25]
     with pytest.raises(ValueError, match="overflowed"):
-        s.with_blend_text(old, 0, 0, "1e200")
-    assert old["blend"] == BLEND
+        s.compute(s.with_number(s.default_state(), "blend", 0, 0, 1e200), first)
 
 
 def test_section_1s_gate_scores_each_slice_and_refuses_an_overflow():

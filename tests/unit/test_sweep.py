@@ -52,7 +52,7 @@ from trees import class_list, text
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "site" / "app" / "main.py"
 SKIPPED = {"fig-blend", "fig-recipe-costs", "fig-recipe-line", "fig-cost-seq-len", "fig-cost-share"}
-SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend", *recipe.BLEND_FIELDS}  # tested in test_recipe_figures.py
+SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend"}  # tested in test_recipe_figures.py
 LIVE = sorted(fid for fid, figure in FIGURES.items() if figure.redraw and fid not in SKIPPED)
 STATIC = sorted(fid for fid, figure in FIGURES.items()  # drawn once at build time from the default state
                 if not figure.redraw and fid not in SKIPPED and not fid.startswith(("fig-train", "fig-probe")))
