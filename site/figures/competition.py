@@ -63,8 +63,13 @@ def relevant_weights(distractors):
 
 @functools.lru_cache(maxsize=1)
 def leads():
-    """Token 0's weight over one distractor's, per line: the same at every count (e^(score gap))."""
-    return tuple(row[0] / row[1] for row in query_rows(1))
+    """Token 0's weight in units of one distractor's, per line: the same at every count (mha.weight_ratios)."""
+    return tuple(mha.weight_ratios(row, 1)[0] for row in query_rows(1))
+
+
+def head_1_trail():
+    """In head 1, one distractor's weight in units of token 0's: where every distractor beats it."""
+    return mha.weight_ratios(query_rows(1)[1], 0)[1]
 
 
 @functools.lru_cache(maxsize=1)
@@ -99,7 +104,7 @@ def competition_figure(distractors):
     head = header_row("head", ["no distractors", distractors_text(distractors)])
     rows = [body_row(name, [_weight_cell(a), _weight_cell(b)]) for name, a, b in zip(NAMES, alone, now)]
     caption = (f"how much of the last token's attention lands on token 0, the relevant one, "
-               f"among {distractors + 2:,} tokens (causal mask on)")
+               f"among {len(competition_tokens(distractors)):,} tokens (causal mask on)")
     return table("weight on the relevant token", caption, head, rows, "competition")
 
 
@@ -217,7 +222,7 @@ def _prose_numbers():
     """<!--value:KEY--> numbers: token 0's weight over a distractor's (in head 1, a distractor's over token 0's)."""
     return {"competition-lead-head-0": lambda: f"{leads()[0]:.1f}",
             "competition-lead-wide": lambda: f"{leads()[2]:.1f}",
-            "competition-trail-head-1": lambda: f"{1 / leads()[1]:.1f}"}
+            "competition-trail-head-1": lambda: f"{head_1_trail():.1f}"}
 
 
 # --- the registry: this family's elements ----------------------------------------

@@ -296,11 +296,12 @@ def _output_sections(result):
     """(caption, rows, column names, column bands) of the concatenation and of the output after w_o."""
     hw = result.head_width
     width = result.width
-    concat_cols = [f"head {s // hw} out {s % hw}" for s in range(width)]
-    bands = [band_class(s // hw) for s in range(width)]
+    columns = [(h, j) for h in range(len(result.weights)) for j in range(hw)]  # the concat's slots, head by head
+    concat_cols = [f"head {h} out {j}" for h, j in columns]
+    bands = [band_class(h) for h, _ in columns]
     mixed = "after the output matrix w_o" if result.outputs is not result.concat else \
         "after the output matrix w_o (identity projections: w_o is the identity, so this equals the concatenation)"
-    outputs = f"{hw} outputs" if hw > 1 else "1 output"
+    outputs = counted(hw, "output")
     return [("concatenated heads", f"each head's {outputs} per token, side by side: the concatenation",
              result.concat, concat_cols, bands),
             ("output after w_o", mixed, result.outputs, [f"slot {s}" for s in range(width)], [""] * width)]

@@ -38,7 +38,8 @@ def sharing_name(heads, kv_heads):
         return f"plain multi-head: each of the {heads} query heads has its own keys and values"
     if kv_heads == 1:
         return f"multi-query: a single key/value head serves all {heads} query heads"
-    return f"grouped-query: {heads} query heads share {kv_heads} key/value heads, {heads // kv_heads} each"
+    return (f"grouped-query: {heads} query heads share {kv_heads} key/value heads, "
+            f"{mha.group_size(heads, kv_heads)} each")
 
 
 def sharing_diagram(kv_head_of):
