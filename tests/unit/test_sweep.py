@@ -995,7 +995,7 @@ def kv_bill_is_the_product_of_the_shape_and_the_fields(r):
     assert float(match[4]) == kv.bytes_per_value and match[5] == bytes_text(per_token), said
     values = [float(node[1]["data-value"]) for node in nodes(bill) if "data-value" in node[1]]
     assert math.isclose(values[0], per_token) and math.isclose(values[1], cache), (values, per_token, cache)
-    window = f" (the last {shape.window} of {kv.seq_len}: a sliding window)" if kept < kv.seq_len else ""
+    window = f" (the last {shape.window:,} of {kv.seq_len:,}: a sliding window)" if kept < kv.seq_len else ""
     conversations = plural(kv.batch, "conversation")
     assert text(rows["KV cache"][3]) == (f"{bytes_text(per_token)} × {plural(kept, 'token')}{window} × "
                                          f"{conversations} = {bytes_text(cache)}")
