@@ -122,7 +122,7 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
     reader.locator("#kv-model").select_option("Mistral-7B-v0.1")
     reader.locator("#kv-batch").fill("1")
     reader.locator("#kv-seq-len").fill("32768")
-    expect(bill).to_contain_text("the last 4096 of 32768: a sliding window")
+    expect(bill).to_contain_text("the last 4,096 of 32,768: a sliding window")
     expect(bill).to_contain_text("512.0 MiB")     # 2 x 32 x 8 x 4096 x 128 x 2 = 2**29 B
     expect(reader.locator("#kv-model")).to_have_value("Mistral-7B-v0.1")  # editing kept the model
 
