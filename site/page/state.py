@@ -145,13 +145,13 @@ class Projected:
     def __call__(self, vectors, w):
         name = next(n for n, m in self.weights.items() if m is w)
         keys = [(name, tuple(x)) for x in vectors]
-        missing = [k for k in dict.fromkeys(keys) if k not in self.rows and k not in self._known]
-        for k, row in zip(missing, mha.matmul([x for _, x in missing], w) if missing else ()):
-            self.rows[k] = tuple(row)
-        for k in keys:
-            if k not in self.rows:
-                self.rows[k] = self._known[k]
-        return [list(self.rows[k]) for k in keys]  # fresh lists: mha's caller may change them
+        found = [self.rows.get(k) or self._known.get(k) for k in keys]
+        missing = [i for i, row in enumerate(found) if row is None]
+        if missing:  # one product for every row not projected before
+            for i, row in zip(missing, mha.matmul([vectors[i] for i in missing], w)):
+                found[i] = tuple(row)
+        self.rows.update(zip(keys, found))
+        return [list(row) for row in found]  # fresh lists: mha's caller may change them
 
 
 def reads_slices(state):
