@@ -31,7 +31,7 @@ BAD_FIELDS = {}      # state key -> {(token, slot): message} for fields whose te
 ERROR_IDS = {"tokens": "grid-error", "context": "context-error", "blend": "blend-error"}
 KEBAB = {"tokens": "token", "context": "context-token"}
 GRID_EVENTS = {"tokens": "token-grid", "context": "context-grid"}  # figures.FIGURES' ids and redraw events
-GRID_KEYS = {**{event: key for key, event in GRID_EVENTS.items()}, "fig-blend-tokens": "blend"}  # a grid's element
+GRID_KEYS = {**{event: key for key, event in GRID_EVENTS.items()}, "fig-blend-tokens": "blend"}  # element id -> key
 GRIDS = ".token-grid, .blend-grid"  # the tables whose fields carry data-token and data-slot (section 1's, 3's, 7's)
 FIELD_NAMES = {**figure_state.GRIDS, "blend": "token"}  # a grid's fields in mha's sentences: 'token 2 slot 1'
 

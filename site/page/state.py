@@ -128,29 +128,31 @@ def check_sharing(state):
 
 
 class Projected:
-    """A state's random projections and the rows they projected, carried by its View to the next edit.
+    """A state's random projections and the rows they have projected, carried by its View to the next edit.
 
     A reader's edit changes one token, so the next View projects only that token again (a 64 x 64
-    projection costs milliseconds in the browser): every other row is the one `known` (the View
-    before's rows) holds for the same weights. Passed to mha.multi_head_attention as project=;
-    rows keeps only what this View projected.
+    projection costs milliseconds in the browser), and a value typed back (a deleted digit) is found
+    too. Passed to mha.multi_head_attention as project=. rows is shared by the Views of one key
+    (sizes and seed: the weights), and keeps at most MAX_ROWS.
     """
 
-    def __init__(self, key, weights, known=None):
+    MAX_ROWS = 4096
+
+    def __init__(self, key, weights, rows=None):
         self.key = key          # (width, heads, kv_heads, seed): what mha.random_projections was given
         self.weights = weights  # w_q, w_k, w_v, w_o (mha.Projection)
-        self.rows = {}          # (weight name, input row) -> output row
-        self._known = known or {}
+        self.rows = {} if rows is None else rows  # (weight name, input row) -> output row
 
     def __call__(self, vectors, w):
         name = next(n for n, m in self.weights.items() if m is w)
         keys = [(name, tuple(x)) for x in vectors]
-        found = [self.rows.get(k) or self._known.get(k) for k in keys]
+        found = [self.rows.get(k) for k in keys]
         missing = [i for i, row in enumerate(found) if row is None]
         if missing:  # one product for every row not projected before
+            if len(self.rows) > self.MAX_ROWS:
+                self.rows.clear()
             for i, row in zip(missing, mha.matmul([vectors[i] for i in missing], w)):
-                found[i] = tuple(row)
-        self.rows.update(zip(keys, found))
+                found[i] = self.rows[keys[i]] = tuple(row)
         return [list(row) for row in found]  # fresh lists: mha's caller may change them
 
 
@@ -161,7 +163,7 @@ def reads_slices(state):
 
 def projected(state, before=None):
     """None for identity slices, else the state's Projected: the weights and rows of `before` (a View) when
-    its sizes and seed are the same, else mha.random_projections for them."""
+    its sizes and seed are the same, else mha.random_projections for them and no rows yet."""
     if reads_slices(state):
         return None
     key = (len(state["tokens"][0]), state["heads"], state["kv_heads"], state["seed"])

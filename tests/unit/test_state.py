@@ -265,20 +265,30 @@ def test_projected_rows_give_numpys_product_and_fresh_lists():
         np.testing.assert_allclose(got, np.array(tokens) @ np.array(weights["w_q"]), rtol=0, atol=1e-12)
         got[0][0] = 123.0  # a caller changing its result must not change the next one
         assert project(tokens, weights["w_q"])[0][0] != 123.0
-        assert len(project.rows) == 4  # only the rows this call asked for: nothing piles up edit after edit
+    assert len(project.rows) == 4 + 5  # the first call's four rows, then one new row each later edit
+
+
+def test_the_rows_kept_stop_at_max_rows():
+    weights = mha.random_projections(2, 1, seed=0)
+    project = s.Projected((2, 1, 1, 0), weights)
+    for i in range(s.Projected.MAX_ROWS + 10):
+        project([[float(i), 1.0]], weights["w_q"])
+    assert len(project.rows) <= s.Projected.MAX_ROWS + 1
+    assert project([[2.0, 3.0]], weights["w_q"])[0] == pytest.approx(
+        (np.array([2.0, 3.0]) @ np.array(weights["w_q"])).tolist(), abs=1e-15)
 
 
 def test_an_edit_projects_again_only_the_token_it_changed():
     """The View before lends its weights and every row it projected; the edited token's rows are new."""
     first = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
     before = s.compute(first)
+    kept = dict(before.projected.rows)  # what was projected before the edit
     view = s.compute(s.with_number(first, "tokens", 1, 5, 2.5), before)
-    old, new = before.projected, view.projected
-    assert new.weights is old.weights
+    assert view.projected.weights is before.projected.weights
     token_0, token_1 = tuple(first["tokens"][0]), (0.9, 0.1, 1.0, 0.0, 0.0, 2.5, 0.0, 0.0)
     for name in ("w_q", "w_k", "w_v"):
-        assert new.rows[(name, token_0)] is old.rows[(name, token_0)]  # the same row, not computed again
-        assert (name, token_1) not in old.rows and (name, token_1) in new.rows
+        assert view.projected.rows[(name, token_0)] is kept[(name, token_0)]  # the same row, not computed again
+        assert (name, token_1) not in kept and (name, token_1) in view.projected.rows
 
 
 def test_a_view_of_other_sizes_or_another_seed_lends_nothing():
