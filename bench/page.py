@@ -25,10 +25,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import build  # noqa: E402
+from scripts import browsers  # noqa: E402  (which Chromium: one rule with scripts/test.sh and the tests)
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
+CHOICE = browsers.here("chromium")
+if CHOICE.missing:
+    raise SystemExit(f"no Chromium to time in: {CHOICE.missing}")
+CHROMIUM = CHOICE.path  # None: Playwright's own Chromium (launched without executable_path)
 # No routing (it disables the HTTP cache): every host but loopback resolves to nothing.
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']

@@ -62,6 +62,18 @@ EXERCISE = {
 }
 WASM = "**/pyodide.asm.wasm"
 
+
+def hand_costs(n, d, h, g=None):
+    """(parameters, multiply-adds) of self-attention, written from the recipe here, not read from mha.
+
+    n tokens of width d, h query heads of width d/h sharing g key/value heads (None: g = h), so W_K and
+    W_V are d x (g d/h) and W_Q, W_O d x d. x W_Q and the output x W_O take n d d each, x W_K and x W_V
+    n d (g d/h) each; each head's scores and weighted sums n n (d/h) each.
+    """
+    g = h if g is None else g
+    kv_width = g * d // h
+    return 2 * d * d + 2 * d * kv_width, 2 * n * d * d + 2 * n * d * kv_width + 2 * h * n * n * (d // h)
+
 CHROMIUM_CHOICE = browsers.here("chromium")  # Debian's /usr/bin/chromium here; see scripts/browsers.py
 CHROMIUM = CHROMIUM_CHOICE.path  # None: Playwright's own Chromium (launched without executable_path)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -18,11 +18,12 @@ Only the standard library (``math``, ``random``) is used, so the same code
 runs in CPython, in the browser through Pyodide, and in the tests.
 """
 
-from .softmax import entropy, largest_change, softmax, weight_changes
+from .softmax import entropy, largest_change, softmax, weight_changes, weight_ratios
 from .attention import attention, attention_weights, causal_mask, slice_scores, weighted_sum
 from .heads import (
     MultiHeadResult,
     fit_heads,
+    group_size,
     head_choices,
     head_slots,
     kv_head_choices,
@@ -41,9 +42,9 @@ from .lesson import (BLEND_HEADS, BLEND_TOKENS, COST_MODEL, EXERCISE_TOKENS, LES
                      LESSON_TOKENS)
 
 __all__ = (
-    "softmax", "entropy", "weight_changes", "largest_change",
+    "softmax", "entropy", "weight_changes", "largest_change", "weight_ratios",
     "attention", "attention_weights", "weighted_sum", "causal_mask", "slice_scores",
-    "MultiHeadResult", "fit_heads", "head_choices", "head_slots", "kv_head_choices", "merge_heads",
+    "MultiHeadResult", "fit_heads", "group_size", "head_choices", "head_slots", "kv_head_choices", "merge_heads",
     "multi_head_attention", "single_head_attention", "split_heads",
     "Projection", "matmul", "project", "random_projections",
     "MODEL_SHAPES", "KVCacheBill", "ModelShape", "beyond_context", "caches_outweigh_weights", "format_bytes",

@@ -114,6 +114,15 @@ def fit_heads(width, heads, kv_heads, wanted=None):
     return new, max(g for g in kv_head_choices(new) if g <= kv_heads)
 
 
+def group_size(heads, kv_heads):
+    """How many query heads share each key/value head: heads / kv_heads (ValueError unless it divides)."""
+    check_count("heads", heads)
+    check_count("kv_heads", kv_heads)
+    if heads % kv_heads:
+        raise ValueError(f"{heads} query heads are not divisible by {kv_heads} key/value heads")
+    return heads // kv_heads
+
+
 def split_heads(vectors, heads):
     """(n, d) -> (heads, n, d / heads): head i gets slots [i * hw, (i + 1) * hw)."""
     width = check_matrix("vector", vectors)

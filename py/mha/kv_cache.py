@@ -25,6 +25,12 @@ class ModelShape(NamedTuple):
     params: int = None
     source: str = ""
 
+    def times_the_params(self, other):
+        """self.params / other.params: how many times the other model's parameter count this one holds."""
+        if self.params is None or other.params is None:
+            raise ValueError(f"the parameter count of {self.name if self.params is None else other.name} is not known")
+        return self.params / other.params
+
     @property
     def counts(self):
         """(layers, heads, kv_heads, head_width): what the KV bill reads; equal counts, equal bills."""

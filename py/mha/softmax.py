@@ -35,6 +35,19 @@ def softmax_of_checked(scores):
     return [e / total for e in exps]
 
 
+def weight_ratios(weights, unit):
+    """weights[i] / weights[unit] for each i: a row counted in units of one key's weight.
+
+    In a softmax row each ratio is e^(s_i - s_unit), so it depends on two scores only, not on how
+    many other keys share the row. ValueError when weights[unit] is 0 (a masked key is no unit).
+    """
+    if not 0 <= unit < len(weights):
+        raise ValueError(f"key {unit} is not one of the row's {len(weights)} keys")
+    if weights[unit] == 0:
+        raise ValueError(f"key {unit} has weight 0: it cannot be the unit")
+    return [w / weights[unit] for w in weights]
+
+
 def entropy(weights):
     """-sum p log2 p, in bits: 0 for one sharp peak, log2(n) for a flat row of n."""
     return -sum([p * math.log2(p) for p in weights if p > 0]) + 0.0  # a list: faster than a generator

@@ -19,7 +19,7 @@ import mha
 from app import cells as cells_glue
 from app import text as text_glue
 from app import training as training_glue
-from figures import FIGURES, exercise, recipe, redrawn_by
+from figures import FIGURES, exercise, redrawn_by
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import dom, fragment
 from page import state as figure_state
@@ -30,10 +30,12 @@ BIG_WIDTH = 16  # wider than this (by a link or the picker), the outputs fold: 2
                 # redrawing them on every keystroke (6,144 cells at 32 x 64) is most of the keystroke's time
 ERRORS = {}          # element id -> the sentence on screen there
 BAD_FIELDS = {}      # state key -> {(token, slot): message} for fields whose text is not a number now
-ERROR_IDS = {"tokens": "grid-error", "context": "context-error"}
+ERROR_IDS = {"tokens": "grid-error", "context": "context-error", "blend": "blend-error"}
 KEBAB = {"tokens": "token", "context": "context-token"}
 GRID_EVENTS = {"tokens": "token-grid", "context": "context-grid"}  # figures.FIGURES' ids and redraw events
-GRID_KEYS = {event: key for key, event in GRID_EVENTS.items()}
+GRID_KEYS = {**{event: key for key, event in GRID_EVENTS.items()}, "fig-blend-tokens": "blend"}  # element id -> key
+GRIDS = ".token-grid, .blend-grid"  # the tables whose fields carry data-token and data-slot (section 1's, 3's, 7's)
+FIELD_NAMES = {**figure_state.GRIDS, "blend": "token"}  # a grid's fields in mha's sentences: 'token 2 slot 1'
 
 
 # --- drawing -----------------------------------------------------------------------
@@ -136,7 +138,7 @@ def commit(error_id, new_state):
     The figures keep the last valid state on a ValueError.
     """
     try:
-        view = figure_state.compute(new_state)
+        view = figure_state.compute(new_state, SHOWN["view"])  # rows the View on screen projected are reused
     except ValueError as error:
         say(error_id, str(error))
         return None
@@ -170,47 +172,45 @@ def edit(error_id, transition, *args, redraws=("numbers",)):
 
 # --- handlers: read a field, transition, redraw --------------------------------------
 
+def edit_blend(error_id, transition, *args, redraws="blend"):
+    """edit() for section 1's three tokens: their own gate (state.compute_blend, once), only their figures."""
+    try:
+        new_state = transition(STATE, *args)
+        blend = figure_state.compute_blend(new_state["blend"])
+    except ValueError as error:
+        say(error_id, str(error))
+        return None
+    STATE.update(new_state)
+    SHOWN["view"] = SHOWN["view"]._replace(blend=blend)  # the View on screen now shows these tokens
+    redraw(redraws, SHOWN["view"])
+    return blend
+
+
 def on_grid_field(target):
-    """One field of a grid changed: only that number is read (fast at 32 x 64 fields)."""
+    """One field of a grid changed (section 3's tokens, section 7's context, section 1's three tokens): only that
+    number is read (fast at 32 x 64 fields), then kept through the grid's gate, or mha's sentence is said."""
     key = GRID_KEYS[target.closest("table").parentElement.id]
     t, s = int(target.dataset.token), int(target.dataset.slot)
     bad = BAD_FIELDS.setdefault(key, {})
     try:
-        value = mha.parse_number(target.value, f"{figure_state.GRIDS[key]} {t} slot {s}")
+        value = mha.parse_number(target.value, f"{FIELD_NAMES[key]} {t} slot {s}")
     except ValueError as error:
         bad[(t, s)] = str(error)
         say(ERROR_IDS[key], str(error))
         return str(error)
     bad.pop((t, s), None)
-    if STATE[key][t][s] == value or edit(ERROR_IDS[key], figure_state.with_number, key, t, s, value):
+    keep = edit_blend if key == "blend" else edit
+    if STATE[key][t][s] == value or keep(ERROR_IDS[key], figure_state.with_number, key, t, s, value):
         say(ERROR_IDS[key], next(iter(bad.values()), ""))  # another field may still hold text that is not a number
         return ""
     return ERRORS[ERROR_IDS[key]]  # the gate refused the number (an overflow)
 
 
-def on_blend_field(target):
-    """One of section 1's fields: read, through its gate, its picture redrawn (or mha's sentence said)."""
-    t, s = recipe.BLEND_FIELDS[target.id]
-    bad = BAD_FIELDS.setdefault("blend", {})
-    try:
-        new_state = figure_state.with_blend_text(STATE, t, s, target.value)
-    except ValueError as error:
-        bad[(t, s)] = str(error)
-        say("blend-error", str(error))
-        return str(error)
-    bad.pop((t, s), None)
-    STATE.update(new_state)
-    redraw("blend", SHOWN["view"])
-    say("blend-error", next(iter(bad.values()), ""))  # another field may still hold text that is not a number
-    return ""
-
-
 def on_blend_reset():
     """Section 1's three tokens back to mha.BLEND_TOKENS: its fields, picture and numbers drawn again."""
-    STATE.update(figure_state.with_blend_reset(STATE))
     BAD_FIELDS.pop("blend", None)
     say("blend-error", "")
-    redraw("blend-grid", SHOWN["view"])
+    edit_blend("blend-error", figure_state.with_blend_reset, redraws="blend-grid")
 
 
 def on_width(target):
@@ -327,7 +327,7 @@ def on_reset():
     STATE.update({**figure_state.default_state(), "kv": STATE["kv"], "blend": STATE["blend"]})
     for notice in ("link-notice", "fragment-notice", "kv-sharing-error", "context-error"):
         say(notice, "")
-    draw_everything(figure_state.compute(STATE))
+    draw_everything(figure_state.compute(STATE, SHOWN["view"]))
     say("exercise-status", exercise.status("reset-all", STATE))
     window.mhaSetFragment(ENCODE)
 
@@ -337,8 +337,7 @@ INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-h
           "seed": lambda target: on_setting(target, "seed", "seed-error", ("numbers",)),
           "distractors": lambda target: on_setting(target, "distractors", "distractors-error", ("competition",)),
           "cost-seq-len": lambda target: on_setting(target, "cost_seq_len", "cost-seq-len-error", ("cost",)),
-          "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS},
-          **{fid: on_blend_field for fid in recipe.BLEND_FIELDS}}
+          "kv-model": on_model, **{fid: on_kv_field for fid, _, _ in KV_FIELDS}}
 ACTIONS = {"add-token": lambda: on_add("tokens", True), "remove-token": lambda: on_add("tokens", False),
            "add-context-token": lambda: on_add("context", True),
            "remove-context-token": lambda: on_add("context", False),
@@ -352,7 +351,7 @@ def on_input(event):
     Each field's handler returns the sentence that refused its text ('' when it was taken): marked here.
     """
     target = event.target
-    if target.hasAttribute("data-token") and target.closest(".token-grid"):
+    if target.hasAttribute("data-token") and target.closest(GRIDS):
         mark(target, on_grid_field(target))
     elif target.id in INPUTS and target.tagName == "INPUT" and target.type != "checkbox":
         mark(target, INPUTS[target.id](target))
@@ -445,9 +444,16 @@ def figure_settings():
 def changed_while_loading():
     """[(id, is a checkbox, value)] of the controls changed before Python was ready (boot.js kept their ids, in
     order), read before anything is drawn: a shared link, or a handler, draws controls anew."""
-    controls = [(cid, element(cid)) for cid in json.loads(window.mhaChangedWhileLoading()) if cid in INPUTS]
+    controls = [(cid, element(cid)) for cid in json.loads(window.mhaChangedWhileLoading())]
     return [(cid, control.type == "checkbox", control.checked if control.type == "checkbox" else control.value)
-            for cid, control in controls if control]
+            for cid, control in controls if control and answering(control)]
+
+
+def answering(control):
+    """What answers a control: on_grid_field for a grid's field (section 1's, outside .token-grid), else INPUTS."""
+    if control.hasAttribute("data-token") and control.closest(GRIDS):
+        return on_grid_field
+    return INPUTS.get(control.id)
 
 
 def apply_changed(kept):
@@ -458,7 +464,7 @@ def apply_changed(kept):
             control.checked = value
         else:
             control.value = value
-        INPUTS[control_id](control)
+        answering(control)(control)
 
 
 def start():

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import mha
 from figures.registry import Figure
 from mha.lesson import COMPETITION_DISTRACTORS, COMPETITION_HEADS, COMPETITION_QUERY, COMPETITION_RELEVANT
-from page.dom import band_class, body_row, fixed, header_row, number_cell, table, weight_class
+from page.dom import band_class, body_row, counted, fixed, header_row, number_cell, table, weight_class
 from page.state import MAX_DISTRACTORS
 
 NAMES = [f"head {h}" for h in range(COMPETITION_HEADS)] + ["one wide head"]  # the lines, in the order of relevant_weights
@@ -30,7 +30,7 @@ SAMPLES = (*range(11), 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 2
 
 def distractors_text(count):
     """'no distractors', '1 distractor', '1,000 distractors'."""
-    return "no distractors" if count == 0 else f"{count:,} distractor{'' if count == 1 else 's'}"
+    return "no distractors" if count == 0 else counted(count, "distractor")
 
 
 # --- the numbers (all from mha) --------------------------------------------------
@@ -64,8 +64,13 @@ def relevant_weights(distractors):
 
 @functools.lru_cache(maxsize=1)
 def leads():
-    """Token 0's weight over one distractor's, per line: the same at every count (e^(score gap))."""
-    return tuple(row[0] / row[1] for row in query_rows(1))
+    """Token 0's weight in units of one distractor's, per line: the same at every count (mha.weight_ratios)."""
+    return tuple(mha.weight_ratios(row, 1)[0] for row in query_rows(1))
+
+
+def head_1_trail():
+    """In head 1, one distractor's weight in units of token 0's: where every distractor beats it."""
+    return mha.weight_ratios(query_rows(1)[1], 0)[1]
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,7 +107,8 @@ def competition_figure(distractors):
     columns = [weights_at(k) for k in counts]
     rows = [body_row(name, [_weight_cell(column[i]) for column in columns]) for i, name in enumerate(NAMES)]
     caption = (f"how much of the last token's attention lands on token 0, the relevant one, "
-               f"among {distractors + 2:,} tokens (this figure's own causal mask, on whatever section 3's box says)")
+               f"among {len(competition_tokens(distractors)):,} tokens (this figure's own causal mask, on whatever "
+               f"section 3's box says)")
     return table("weight on the relevant token", caption, head, rows, "competition")
 
 
@@ -249,7 +255,7 @@ def _prose_numbers():
     """<!--value:KEY--> numbers: token 0's weight over a distractor's (in head 1, a distractor's over token 0's)."""
     return {"competition-lead-head-0": lambda: f"{leads()[0]:.1f}",
             "competition-lead-wide": lambda: f"{leads()[2]:.1f}",
-            "competition-trail-head-1": lambda: f"{1 / leads()[1]:.1f}"}
+            "competition-trail-head-1": lambda: f"{head_1_trail():.1f}"}
 
 
 # --- the registry: this family's elements ----------------------------------------

@@ -10,8 +10,8 @@ prints them. Runs in CPython and Pyodide.
 import mha
 from figures.pictures import attention_picture, pictured, pictures_note
 from figures.registry import NO_PATCH, Figure
-from page.dom import (band_class, body_row, classes, count_select, exact_values, fixed, header_row, joined,
-                      number_text, select, signed, slot_range, table, weight_class)
+from page.dom import (band_class, body_row, classes, count_select, counted, exact_values, fixed, header_row,
+                      joined, number_text, select, signed, slot_range, table, weight_class)
 from page.state import DEFAULT_CONTEXT, button_rules, lesson_shape, reads_slices
 
 # --- controls ----------------------------------------------------------------
@@ -292,7 +292,7 @@ def moved_summary(result, wide, previous):
         moved, largest = mha.largest_change(changes)
         if moved:
             items.append(["li", classes(band, "moved"), ["strong", {}, f"{label}: moved"],
-                          f", {moved} weight{'s' if moved != 1 else ''}, largest change {signed(largest)}"])
+                          f", {counted(moved, 'weight')}, largest change {signed(largest)}"])
         else:
             items.append(["li", classes(band), f"{label}: unchanged"])
     return ["ul", {"class": "moved-summary"}, *items]
@@ -317,11 +317,12 @@ def _output_sections(result):
     """(caption, rows, column names, column bands) of the concatenation and of the output after w_o."""
     hw = result.head_width
     width = result.width
-    concat_cols = [f"head {s // hw} out {s % hw}" for s in range(width)]
-    bands = [band_class(s // hw) for s in range(width)]
+    columns = [(h, j) for h in range(len(result.weights)) for j in range(hw)]  # the concat's slots, head by head
+    concat_cols = [f"head {h} out {j}" for h, j in columns]
+    bands = [band_class(h) for h, _ in columns]
     mixed = "after the output matrix w_o" if result.outputs is not result.concat else \
         "after the output matrix w_o (identity projections: w_o is the identity, so this equals the concatenation)"
-    outputs = f"{hw} outputs" if hw > 1 else "1 output"
+    outputs = counted(hw, "output")
     return [("concatenated heads", f"each head's {outputs} per token, side by side: the concatenation",
              result.concat, concat_cols, bands),
             ("output after w_o", mixed, result.outputs, [f"slot {s}" for s in range(width)], [""] * width)]
@@ -400,8 +401,8 @@ def set_elsewhere(state, result):
     heads, kv_heads = len(result.kv_head_of), len(set(result.kv_head_of))
     action, words = LESSON_SHAPE_BUTTON
     return [["p", {"class": "note set-elsewhere"},
-             f"Not the worked example's sizes: width {result.width} and {heads} head{'' if heads == 1 else 's'} "
-             f"(section 2), {kv_heads} key/value head{'' if kv_heads == 1 else 's'} (section 6). ",
+             f"Not the worked example's sizes: width {result.width} and {counted(heads, 'head')} "
+             f"(section 2), {counted(kv_heads, 'key/value head')} (section 6). ",
              ["button", {"type": "button", "id": "set-elsewhere-back", "data-action": action}, words]]]
 
 

@@ -7,8 +7,8 @@ mha.weights_bytes, printed by mha.format_bytes. This module only arranges them.
 
 import mha
 from figures.registry import Figure
-from page.dom import (band_class, body_row, classes, count_select, fixed, header_row, joined, number_text, select,
-                      slot_range, table)
+from page.dom import (band_class, body_row, classes, count_select, counted, fixed, header_row, joined, number_text,
+                      select, slot_range, table)
 from page.state import CUSTOM_MODEL, MODEL_NAMES, model_shape, reads_slices
 
 SEQ_LEN_CAP = 10_000_000  # a sequence-length field above this is a typo, not a model
@@ -29,11 +29,6 @@ def kv_heads_picker(heads, kv_heads):
     return count_select("kv-heads", "key/value heads", mha.kv_head_choices(heads), kv_heads)
 
 
-def counted(n, noun, shown=None):
-    """'1 layer', '32 layers': a count and its noun, singular for one (shown: the count's text, if not str(n))."""
-    return f"{n if shown is None else shown} {noun}{'' if n == 1 else 's'}"
-
-
 def sharing_name(heads, kv_heads):
     """'multi-head', 'multi-query' or 'grouped-query', with the counts."""
     if kv_heads == heads == 1:
@@ -42,7 +37,8 @@ def sharing_name(heads, kv_heads):
         return f"plain multi-head: each of the {heads} query heads has its own keys and values"
     if kv_heads == 1:
         return f"multi-query: a single key/value head serves all {heads} query heads"
-    return f"grouped-query: {heads} query heads share {kv_heads} key/value heads, {heads // kv_heads} each"
+    return (f"grouped-query: {heads} query heads share {kv_heads} key/value heads, "
+            f"{mha.group_size(heads, kv_heads)} each")
 
 
 def sharing_diagram(kv_head_of):
@@ -251,10 +247,10 @@ def kv_cache_readout(shape, seq_len, bytes_per_value=2, batch=1):
     conversations = counted(batch, "conversation")
     per_token = (f"2 (keys and values) × {counted(shape.layers, 'layer')} × "
                  f"{counted(shape.kv_heads, 'key/value head')} × {counted(shape.head_width, 'number')} × "
-                 f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')}")
+                 f"{counted(bytes_per_value, 'byte')}")
     kept = counted(bill.tokens, "token")
     if bill.tokens < seq_len:
-        kept += f" (the last {shape.window} of {seq_len}: a sliding window)"
+        kept += f" (the last {shape.window:,} of {seq_len:,}: a sliding window)"
     rows = [body_row("per token", [["td", {}, per_token, " = ", _money(bill.per_token, "strong")]]),
             body_row("KV cache", [["td", {}, f"{mha.format_bytes(bill.per_token)} × {kept} × {conversations} = ",
                                    _money(bill.bytes, "strong")]]),
@@ -285,7 +281,7 @@ def kv_cache_table(seq_len, bytes_per_value=2, batch=1, shapes=mha.MODEL_SHAPES)
                                          "per token", "KV cache", "saved", "weights (bf16)"])
     rows = [_model_row(shape, seq_len, bytes_per_value, batch) for shape in shapes]
     caption = (f"{counted(seq_len, 'token')} × {counted(batch, 'conversation')}, "
-               f"{counted(bytes_per_value, 'byte', f'{bytes_per_value:g}')} per number; "
+               f"{counted(bytes_per_value, 'byte')} per number; "
                f"max positions: the config's max_position_embeddings; “beyond context”: longer than that")
     return table("KV cache by model", caption, head, rows, "kv-models")
 

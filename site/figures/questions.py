@@ -34,10 +34,6 @@ class Question(NamedTuple):
     explanation: Callable
 
 
-def _transpose(rows):
-    return [list(column) for column in zip(*rows)]
-
-
 # --- section 2: two narrow heads or one wide one ---------------------------------------------
 
 def recipe_costs():
@@ -83,8 +79,8 @@ def stretched_tokens():
 def worked_head_0(tokens=mha.LESSON_TOKENS):
     """(raw dot products, softmax weights) of token 1's query in head 0 (the worked example unless told)."""
     result = mha.multi_head_attention(tokens, mha.LESSON_HEADS)
-    scores = mha.matmul(result.query_heads[0], _transpose(result.key_heads[0]))
-    return scores[1], result.weights[0][1]
+    parts, _ = mha.slice_scores(tokens[1], tokens, result.head_slots)  # identity slices: head 0 reads slots 0-1
+    return [p[0] for p in parts], result.weights[0][1]
 
 
 def _worked_prompt():
@@ -174,7 +170,7 @@ def _sharing_answer():
 
 def _sharing_prompt():
     (small, _), (big, _) = sharing_models()
-    return (f"{big.name} has about {round(big.params / small.params)} times the parameters of {small.name}. "
+    return (f"{big.name} has about {round(big.times_the_params(small))} times the parameters of {small.name}. "
             "Whose KV cache costs more per token it keeps?")
 
 
@@ -239,7 +235,8 @@ def _prompts_answer():
 
 def _prompts():
     row = competition.query_rows(MAX_DISTRACTORS)[0]  # head 0: [token 0, distractors..., the query itself]
-    lead, own = row[0] / row[1], row[-1] / row[1]       # in units of one distractor's weight (score 0: e^0 = 1)
+    units = mha.weight_ratios(row, 1)  # in units of one distractor's weight (score 0: e^0 = 1)
+    lead, own = units[0], units[-1]
     _, head_1, wide = competition.relevant_weights(MAX_DISTRACTORS)
     return (f"In head 0 a distractor scores 0 against the query, so take its weight as the unit: token 0 then "
             f"weighs {lead:.1f} and the query itself {own:.1f}, at any count. Among {MAX_DISTRACTORS:,} "

@@ -18,14 +18,13 @@ Every number comes from mha; this module only arranges them.
 import mha
 from figures.heads import token_grid_head
 from figures.registry import Figure
-from page.dom import (band_class, body_row, classes, fixed, header_row, number_cell, number_text, short, slot_range,
-                      table, vector_text, weight_class)
-from page.state import compute_blend, model_shape
+from page.dom import (band_class, body_row, classes, counted, fixed, header_row, number_cell, number_text, short,
+                      slot_range, table, vector_text, weight_class)
+from page.state import model_shape
 
 # --- section 1: one head blends what it finds, two heads look up two things ----------------
 
 QUERY = len(mha.BLEND_TOKENS) - 1  # the last token asks; the causal mask lets it see every token
-BLEND_FIELDS = {f"blend-{t}-{s}": (t, s) for t, row in enumerate(mha.BLEND_TOKENS) for s in range(len(row))}
 FIELD_LABEL = "section 1 token {} slot {}"  # each field's accessible name (section 3's grid says "token T slot S")
 
 # The picture, in viewBox units: BLEND_W wide, scaled to the column (a 375 px phone too).
@@ -212,10 +211,6 @@ def blend_numbers(blend):
                      "aria-label": "the numbers, scrollable"}, scores, weights, vectors]]
 
 
-def _blend(state):
-    return compute_blend(state["blend"])
-
-
 # --- section 2: the data flow ---------------------------------------------------------------
 
 VIEW_W = 360                 # the viewBox's width; the page scales it to the column (375 px phones too)
@@ -269,11 +264,11 @@ def flow_description(costs):
     """The diagram in one paragraph: its <desc>, and what a screen reader says."""
     n, d, h, g, hw = costs.tokens, costs.width, costs.heads, costs.kv_heads, costs.head_width
     shared = ", shared by groups of query heads" if g < h else ""
-    kv = f"{g} key/value head{'s' if g > 1 else ''}{shared}"
+    kv = f"{counted(g, 'key/value head')}{shared}"
     split = (f"the queries are split into {h} heads of width {hw}, {_size(n, hw)} each; every head turns"
              if h > 1 else f"the queries stay one head of width {hw}, {_size(n, hw)}; it turns")
     outputs = f"the {h} outputs are concatenated into {_size(n, d)} and" if h > 1 else "the output is"
-    tokens = f"{n} tokens of width {d} ({_size(n, d)}) are" if n > 1 else f"1 token of width {d} ({_size(n, d)}) is"
+    tokens = f"{counted(n, 'token')} of width {d} ({_size(n, d)}) {'is' if n == 1 else 'are'}"
     return (f"{tokens} projected to queries {_size(n, d)} and to keys and "
             f"values {_size(n, costs.kv_width)} each ({kv}); {split} its scores into {_size(n, n)} "
             f"softmax weights and sums values into an output of {_size(n, hw)}; {outputs} "
@@ -347,10 +342,6 @@ def flow_diagram(costs):
 
 # --- section 2: what it costs ---------------------------------------------------------------
 
-def _plural(count, word):
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def _kept(size):
     """A size such as '2 × 2' in a span the line does not break inside (on a phone it wraps elsewhere)."""
     return ["span", {"class": "size"}, size]
@@ -362,12 +353,12 @@ def cost_line(costs):
     tables, h of n x n. The comparison is made on the counts, not assumed."""
     n, d, h, g = costs.tokens, costs.width, costs.heads, costs.kv_heads
     one = mha.attention_costs(n, d, 1)
-    counts = f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds for {_plural(n, 'token')}"
-    tables = [f"{_plural(h, 'weight table')} of ", _kept(_size(n, n))]
+    counts = f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds for {counted(n, 'token')}"
+    tables = [f"{counted(h, 'weight table')} of ", _kept(_size(n, n))]
     if h == 1:
         return ["p", {"class": "cost-line"}, f"At width {d}, 1 head: {counts}. This is the one wide head, with ",
                 *tables, "; pick more heads above to compare."]
-    sizes = f"At width {d}, {h} heads" + (f" sharing {_plural(g, 'key/value head')}" if g < h else "")
+    sizes = f"At width {d}, {h} heads" + (f" sharing {counted(g, 'key/value head')}" if g < h else "")
     if (costs.parameters, costs.multiply_adds) == (one.parameters, one.multiply_adds):
         verdict = [["strong", {}, f"the same as one head of width {d}"]]
     elif costs.parameters < one.parameters and costs.multiply_adds < one.multiply_adds:
@@ -403,7 +394,7 @@ def cost_share(seq_len):
               "trained to read that far." if mha.beyond_context(shape, seq_len) else "")
     return [["p", {"class": "cost-share"},
              f"One attention layer of {shape.name}, the MLP not counted (d = {every.width:,}; {every.heads} query heads, {every.kv_heads} "
-             f"key/value heads, width {every.head_width}) over {_plural(seq_len, 'token')}: the ", _kept("n × n"),
+             f"key/value heads, width {every.head_width}) over {counted(seq_len, 'token')}: the ", _kept("n × n"),
              " part (scores and weighted sums) is ", _share(every), f" of its {every.multiply_adds:,} multiply-adds, ",
              _share(causal), " with a causal mask that skips the masked pairs."],
             ["p", {"class": "note cost-share-note"}, "Counted for every query-key pair, ", _kept(f"n × n = {pairs:,}"),
@@ -429,8 +420,8 @@ def _recipe_prose():
 FIGURES = {
     # section 1: why several heads (its own three tokens: "blend-grid" after its reset, "blend" after an edit)
     "fig-blend-tokens": Figure(lambda s, v, b: [blend_fields(s["blend"])], ("blend-grid",)),
-    "fig-blend": Figure(lambda s, v, b: blend_picture(_blend(s)), ("blend", "blend-grid")),
-    "fig-blend-numbers": Figure(lambda s, v, b: blend_numbers(_blend(s)), ("blend", "blend-grid")),
+    "fig-blend": Figure(lambda s, v, b: blend_picture(v.blend), ("blend", "blend-grid")),
+    "fig-blend-numbers": Figure(lambda s, v, b: blend_numbers(v.blend), ("blend", "blend-grid")),
     # section 2: the recipe (redrawn when the sizes change, or a token is added or removed)
     "fig-recipe-flow": Figure(lambda s, v, b: [flow_diagram(state_costs(s))], ("structure", "token-grid")),
     "fig-recipe-line": Figure(lambda s, v, b: [cost_line(state_costs(s))], ("structure", "token-grid")),

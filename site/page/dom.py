@@ -157,6 +157,15 @@ def joined(items, separator):
     return [part for i, item in enumerate(items) for part in ([separator, item] if i else [item])]
 
 
+def counted(count, noun, plural=None):
+    """'1 step', '2 steps', '1,000 steps', '0.5 bytes': a count and its noun, singular only for one.
+
+    plural: the noun's plural when it is not noun + 's'. A whole float prints as a whole number (2.0 -> '2').
+    """
+    number = int(count) if isinstance(count, float) and count.is_integer() else count
+    return f"{number:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def slot_range(start, stop):
     """(2, 4) -> 'slots 2-3'; (2, 3) -> 'slot 2'."""
     return f"slot {start}" if stop - start == 1 else f"slots {start}-{stop - 1}"

@@ -63,6 +63,8 @@ class View(NamedTuple):
     wide: list            # the one wide head's weights
     cross: object = None  # mha.MultiHeadResult with keys and values from the context, or None
     cross_wide: list = None
+    projected: object = None  # the Projected it was computed with (None: identity slices), for the next edit
+    blend: object = None      # section 1's Blend (compute_blend) of state["blend"]
 
     def shape(self):
         """Tables and their sizes: equal shapes mean a redraw can patch numbers in place."""
@@ -71,19 +73,25 @@ class View(NamedTuple):
                 self.result.kv_head_of, cross)
 
 
-def compute(state):
-    """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate."""
+def compute(state, before=None):
+    """The View of a state; ValueError (from mha) if the state cannot be drawn. THE gate.
+
+    before: the View drawn until now, if any; its projected rows, and its Blend, are reused where they still hold.
+    """
     check_sharing(state)
-    weights = projections(state)
+    kept = None if before is None else before.blend
+    blend = kept if kept is not None and kept.tokens == state["blend"] else compute_blend(state["blend"])
+    rows = projected(state, before)
+    weights = {} if rows is None else {**rows.weights, "project": rows}
     tokens, heads, kv, causal = state["tokens"], state["heads"], state["kv_heads"], state["causal"]
     result = mha.multi_head_attention(tokens, heads, kv_heads=kv, causal=causal, **weights)
     wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head
     if state["context"] is None:
-        return View(result, wide)
+        return View(result, wide, projected=rows, blend=blend)
     context = state["context"]
     cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
     cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
-    return View(result, wide, cross, cross_wide)
+    return View(result, wide, cross, cross_wide, rows, blend)
 
 
 class Blend(NamedTuple):
@@ -119,33 +127,33 @@ def check_sharing(state):
                      f"would score its {mine} against keys made of query head 0's {theirs}")
 
 
-class KeptRows:
-    """x @ W that remembers every row it produced, for weights that never change.
+class Projected:
+    """A state's random projections and the rows they have projected, carried by its View to the next edit.
 
-    A reader's edit changes one token, so on the next keystroke only that token
-    is projected again (a 64 x 64 projection costs milliseconds in the browser).
-    Passed to mha.multi_head_attention as project=.
+    A reader's edit changes one token, so the next View projects only that token again (a 64 x 64
+    projection costs milliseconds in the browser), and a value typed back (a deleted digit) is found
+    too. Passed to mha.multi_head_attention as project=. rows is shared by the Views of one key
+    (sizes and seed: the weights), and keeps at most MAX_ROWS.
     """
 
     MAX_ROWS = 4096
 
-    def __init__(self):
-        self.rows = {}  # (id(w), input row) -> output row; the weights are held in self.weights
+    def __init__(self, key, weights, rows=None):
+        self.key = key          # (width, heads, kv_heads, seed): what mha.random_projections was given
+        self.weights = weights  # w_q, w_k, w_v, w_o (mha.Projection)
+        self.rows = {} if rows is None else rows  # (weight name, input row) -> output row
 
     def __call__(self, vectors, w):
-        out = []
-        for x in vectors:
-            key = (id(w), tuple(x))
-            row = self.rows.get(key)
-            if row is None:
-                row = self.rows[key] = tuple(mha.matmul([x], w)[0])
-            out.append(list(row))  # a fresh list: mha's caller may change it
-        if len(self.rows) > self.MAX_ROWS:
-            self.rows.clear()
-        return out
-
-
-_kept = {}  # (width, heads, kv_heads, seed) -> the keyword arguments for mha: one entry at a time
+        name = next(n for n, m in self.weights.items() if m is w)
+        keys = [(name, tuple(x)) for x in vectors]
+        found = [self.rows.get(k) for k in keys]
+        missing = [i for i, row in enumerate(found) if row is None]
+        if missing:  # one product for every row not projected before
+            if len(self.rows) > self.MAX_ROWS:
+                self.rows.clear()
+            for i, row in zip(missing, mha.matmul([vectors[i] for i in missing], w)):
+                found[i] = self.rows[keys[i]] = tuple(row)
+        return [list(row) for row in found]  # fresh lists: mha's caller may change them
 
 
 def reads_slices(state):
@@ -153,16 +161,16 @@ def reads_slices(state):
     return state["projections"] != "random"
 
 
-def projections(state):
-    """{} for identity slices, else mha.random_projections for the state's sizes and seed, with a KeptRows."""
+def projected(state, before=None):
+    """None for identity slices, else the state's Projected: the weights and rows of `before` (a View) when
+    its sizes and seed are the same, else mha.random_projections for them and no rows yet."""
     if reads_slices(state):
-        return {}
+        return None
     key = (len(state["tokens"][0]), state["heads"], state["kv_heads"], state["seed"])
-    if key not in _kept:
-        _kept.clear()  # the weights die with their rows: no id() can be reused while its rows are kept
-        weights = mha.random_projections(key[0], key[1], kv_heads=key[2], seed=key[3])
-        _kept[key] = {**weights, "project": KeptRows()}
-    return _kept[key]
+    kept = None if before is None else before.projected
+    if kept is not None and kept.key == key:
+        return Projected(key, kept.weights, kept.rows)
+    return Projected(key, mha.random_projections(key[0], key[1], kv_heads=key[2], seed=key[3]))
 
 
 # --- transitions: state -> new state (compute() decides whether it is kept) -----------
@@ -205,16 +213,6 @@ def with_number(state, key, t, s, value):
     rows = [list(row) for row in state[key]]
     rows[t][s] = value
     return changed(state, **{key: rows})
-
-
-def with_blend_text(state, t, s, text):
-    """Section 1's field (token t, slot s) as typed: read by mha.parse_number, then through compute_blend.
-
-    Raises ValueError with the sentence the page shows (before anything changes).
-    """
-    new = with_number(state, "blend", t, s, mha.parse_number(text, f"token {t} slot {s}"))
-    compute_blend(new["blend"])
-    return new
 
 
 def with_blend_reset(state):

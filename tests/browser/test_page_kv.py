@@ -137,7 +137,7 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
     reader.locator("#kv-model").select_option("Mistral-7B-v0.1")
     reader.locator("#kv-batch").fill("1")
     reader.locator("#kv-seq-len").fill("32768")
-    expect(bill).to_contain_text("the last 4096 of 32768: a sliding window")
+    expect(bill).to_contain_text("the last 4,096 of 32,768: a sliding window")
     expect(bill).to_contain_text("512.0 MiB")     # 2 x 32 x 8 x 4096 x 128 x 2 = 2**29 B
     expect(reader.locator("#kv-model")).to_have_value("Mistral-7B-v0.1")  # editing kept the model
 
@@ -150,9 +150,9 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
 def test_the_table_names_every_config_and_follows_the_fields(reader):
     table = reader.get_by_role("table", name="KV cache by model", exact=True)
     expect(table.locator("tbody th")).to_have_text([f"{s.name} {s.source}" for s in mha.MODEL_SHAPES])
-    expect(table.locator("caption")).to_contain_text("8192 tokens × 1 conversation")
+    expect(table.locator("caption")).to_contain_text("8,192 tokens × 1 conversation")
     reader.locator("#kv-seq-len").fill("1000")
-    expect(table.locator("caption")).to_contain_text("1000 tokens × 1 conversation")
+    expect(table.locator("caption")).to_contain_text("1,000 tokens × 1 conversation")
     expect(table.locator("td.beyond")).to_have_count(0)
 
 

@@ -3,9 +3,9 @@ the cost line following the reader, and the sequence-length field's share of one
 
 One page is shared by most of this module's tests (Pyodide takes seconds to start); each test starts
 from "reset the figures" (and section 1's own reset). Section 1's numbers are worked by hand below; the
-shapes too (d/h, kv_heads x d/h); the counts are mha.attention_costs', whose numbers
-tests/unit/test_costs.py works by hand, as it does the shares: 1/2561 = 0.04% at 2 tokens, 8/13 = 62% at
-8,192, 8193/18433 = 44% there under a causal mask.
+shapes too (d/h, kv_heads x d/h); the counts by conftest.hand_costs, from the recipe; the shares in
+tests/unit/test_costs.py: 1/2561 = 0.04% at 2 tokens, 8/13 = 62% at 8,192, 8193/18433 = 44% there under a
+causal mask.
 """
 
 import re
@@ -14,8 +14,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-import mha
-from conftest import WASM, WORKED, expect_tables, open_page, wait_ready
+from conftest import WASM, WORKED, expect_tables, hand_costs, open_page, wait_ready
 
 # --- test data ---------------------------------------------------------------
 
@@ -67,19 +66,19 @@ def show_counts(page):
 
 
 def expect_line(page, tokens, width, heads, kv_heads=None):
-    """The cost line shows mha.attention_costs for these sizes, and says whether one wide head costs the same."""
+    """The cost line shows the counts conftest.hand_costs works from the recipe for these sizes, and says whether
+    one wide head costs the same."""
     show_counts(page)
-    costs, one = mha.attention_costs(tokens, width, heads, kv_heads), mha.attention_costs(tokens, width, 1)
+    (parameters, multiply_adds), one = hand_costs(tokens, width, heads, kv_heads), hand_costs(tokens, width, 1)
     line = page.locator("#fig-recipe-line .cost-line")
     expect(line).to_be_visible()
-    expect(line).to_contain_text(f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds for "
-                                 f"{tokens} tokens")
+    expect(line).to_contain_text(f"{parameters:,} parameters and {multiply_adds:,} multiply-adds for {tokens} tokens")
     expect(line).to_contain_text(f"{heads} weight tables of {tokens} × {tokens} instead of 1.")
-    if costs.kv_heads == heads:
+    if kv_heads in (None, heads):
         expect(line.locator("strong")).to_have_text(f"the same as one head of width {width}")
     else:
         expect(line.locator("strong")).to_have_text(f"fewer than one head of width {width}")
-        expect(line).to_contain_text(f"({one.parameters:,} and {one.multiply_adds:,})")
+        expect(line).to_contain_text(f"({one[0]:,} and {one[1]:,})")
 
 
 def share(page):

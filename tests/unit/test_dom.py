@@ -51,3 +51,13 @@ def test_json_round_trip_is_the_tree():
                                       (1 / 3, "0.3333"), (-0.00001, "0"), (0.0, "0"), (12.5, "12.5")])
 def test_short_numbers_keep_at_most_four_decimals_and_no_trailing_zeros(x, shown):
     assert dom.short(x) == shown
+
+
+@pytest.mark.parametrize("count, noun, plural, shown", [
+    (1, "step", None, "1 step"), (2, "step", None, "2 steps"), (0, "step", None, "0 steps"),
+    (1000, "step", None, "1,000 steps"), (1_234_567, "token", None, "1,234,567 tokens"),
+    (1, "key/value head", None, "1 key/value head"), (8, "key/value head", None, "8 key/value heads"),
+    (1.0, "byte", None, "1 byte"), (2.0, "byte", None, "2 bytes"), (0.5, "byte", None, "0.5 bytes"),
+    (1, "query", "queries", "1 query"), (3, "query", "queries", "3 queries")])
+def test_a_count_says_its_noun_in_the_singular_only_for_one_with_thousands_separated(count, noun, plural, shown):
+    assert dom.counted(count, noun, plural) == shown

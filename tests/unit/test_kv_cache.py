@@ -122,6 +122,16 @@ def test_a_sliding_window_caps_the_tokens_kept(seq_len, kept, expected):
     assert bill.full_bytes == 4 * expected  # 32 kv heads instead of 8, over the same kept tokens
 
 
+def test_times_the_params_divides_the_published_parameter_counts():
+    """Llama-3-70B's 70,553,706,496 parameters over Llama-2-7B's 6,738,415,616: 10.47, 'about 10 times'."""
+    big, small = (figure_state.model_shape(name) for name in ("Llama-3-70B", "Llama-2-7B"))
+    assert big.times_the_params(small) == 70_553_706_496 / 6_738_415_616
+    assert round(big.times_the_params(small), 2) == 10.47 and round(small.times_the_params(big), 3) == 0.096
+    custom = mha.ModelShape("your own shape", *small.counts)
+    with pytest.raises(ValueError, match="^the parameter count of your own shape is not known$"):
+        custom.times_the_params(small)
+
+
 def test_the_weights_take_params_times_two_bytes_in_bf16():
     """8,030,261,248 parameters x 2 bytes = 16,060,522,496 bytes: about 16 GB, 14.96 GiB."""
     assert mha.weights_bytes(LLAMA_3_8B) == 16_060_522_496
@@ -269,7 +279,7 @@ def test_the_readout_warns_beyond_the_context_and_counts_the_batch():
 
 def test_the_readout_names_the_sliding_window():
     readout = kv.kv_cache_readout(shape("Mistral-7B-v0.1"), 32768)
-    assert "4096 tokens (the last 4096 of 32768: a sliding window)" in text(readout)
+    assert "4,096 tokens (the last 4,096 of 32,768: a sliding window)" in text(readout)
     assert "512.0 MiB" in text(readout)
 
 

@@ -157,3 +157,35 @@ def test_fit_heads_changes_as_little_as_it_can(width, heads, kv_heads, wanted, e
 def test_fit_heads_refuses_a_wanted_count_that_does_not_divide():
     with pytest.raises(ValueError, match="width 8 is not divisible by 3 heads"):
         mha.fit_heads(8, 2, 2, wanted=3)
+
+
+def test_weight_ratios_count_a_row_in_units_of_one_key_however_many_keys_share_it():
+    """Section 9's head 0 with one distractor: scores 8, 0 and 4 (token 0, the distractor, the query itself),
+    over sqrt 2. Each weight is e^(score) / Z, so over the distractor's it is e^(gap / sqrt 2): token 0
+    e^(8 / sqrt 2) = e^5.6569 = 286.25, the query e^(4 / sqrt 2) = e^2.8284 = 16.919. Five more distractors
+    (score 0) change Z, not the ratios."""
+    root2 = math.sqrt(2)
+    hand = [math.exp(8 / root2), 1.0, math.exp(4 / root2)]
+    assert [round(r, 2) for r in hand] == [286.25, 1.0, 16.92]
+    assert mha.weight_ratios(mha.softmax([8 / root2, 0.0, 4 / root2]), 1) == pytest.approx(hand, rel=1e-12)
+    crowd = mha.weight_ratios(mha.softmax([8 / root2, *[0.0] * 6, 4 / root2]), 1)
+    assert [crowd[0], crowd[-1]] == pytest.approx([hand[0], hand[2]], rel=1e-12)
+    assert mha.weight_ratios([0.25, 0.5, 0.25], 0) == [1.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("weights, unit, refusal", [
+    ([1.0, 0.0], 1, "key 1 has weight 0: it cannot be the unit"),
+    ([0.5, 0.5], 2, "key 2 is not one of the row's 2 keys")])
+def test_weight_ratios_refuse_a_unit_that_is_no_weight(weights, unit, refusal):
+    with pytest.raises(ValueError, match=f"^{refusal}$"):
+        mha.weight_ratios(weights, unit)
+
+
+@pytest.mark.parametrize("heads, kv_heads, group", [(8, 2, 4), (32, 8, 4), (71, 1, 71), (4, 4, 1)])
+def test_group_size_is_the_query_heads_per_key_value_head(heads, kv_heads, group):
+    assert mha.group_size(heads, kv_heads) == group
+
+
+def test_group_size_refuses_key_value_heads_that_do_not_divide():
+    with pytest.raises(ValueError, match="^6 query heads are not divisible by 4 key/value heads$"):
+        mha.group_size(6, 4)

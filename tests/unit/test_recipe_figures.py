@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import mha
+from conftest import hand_costs
 from figures import FIGURES, prose, recipe
 from figures.heads import WIDTHS
 from page import dom
@@ -125,7 +126,7 @@ def blend_state(tokens=BLEND):
 
 
 def built(element_id, state):
-    children = FIGURES[element_id].build(state, None, None)
+    children = FIGURES[element_id].build(state, figure_state.compute(state), None)
     for child in children:
         dom.check(child)
     return children
@@ -182,7 +183,7 @@ def test_the_default_picture_prints_the_hand_worked_weights_outputs_and_scores()
 
 
 def test_an_edit_redraws_the_picture_and_the_and_sentence_from_the_new_numbers():
-    state = figure_state.with_blend_text(figure_state.with_blend_text(blend_state(), 0, 0, "-3"), 1, 3, "2.5")
+    state = figure_state.with_number(figure_state.with_number(blend_state(), "blend", 0, 0, -3.0), "blend", 1, 3, 2.5)
     assert state["blend"] == EDITED
     svg, *notes = built("fig-blend", state)
     base = next(line[1]["y1"] for line in find(svg, "line") if "blend-base" in class_list(line))  # token 0's
@@ -209,14 +210,16 @@ def test_the_sentences_stay_true_when_the_heads_agree_or_a_token_holds_the_vecto
 
 
 def test_section_1s_fields_are_named_and_kept_apart_from_section_3s_grid():
-    """Twelve fields, each with the id main.py's INPUTS knows (boot.js keeps a field changed while Python loads by
-    its id) and a name unlike section 3's 'token T slot S'; the table is not a .token-grid, which is read otherwise."""
+    """Twelve fields, each with an id (boot.js keeps a field changed while Python loads by its id), the data-token and
+    data-slot main.py reads as it reads section 3's grid, and a name unlike section 3's 'token T slot S'; the table is
+    not a .token-grid, whose fields boot.js leaves to main.py's start."""
     (table,) = built("fig-blend-tokens", blend_state())
     inputs = find(table, "input")
     assert [(i[1]["id"], i[1]["aria-label"], i[1]["value"]) for i in inputs] == [
         (f"blend-{t}-{s}", f"section 1 token {t} slot {s}", dom.number_text(x))
         for t, row in enumerate(BLEND) for s, x in enumerate(row)]
-    assert list(recipe.BLEND_FIELDS.items()) == [(f"blend-{t}-{s}", (t, s)) for t in range(3) for s in range(4)]
+    assert [(i[1]["data-token"], i[1]["data-slot"]) for i in inputs] == [
+        (str(t), str(s)) for t in range(3) for s in range(4)]
     assert "token-grid" not in class_list(table) and all(i[1]["aria-describedby"] == "blend-error" for i in inputs)
     # the fields are drawn again only by section 1's reset, never under a reader's typing
     assert FIGURES["fig-blend-tokens"].redraw == ("blend-grid",)
@@ -290,23 +293,24 @@ def test_the_cost_line_at_the_default_state():
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_cost_line_tells_the_truth_at_every_setting_the_page_offers(width):
     """At every width, head count and key/value head count the pickers offer, and 1, 2 or 32 tokens: plain
-    heads cost the same as one wide head, fewer key/value heads less (and the line says which, from counts)."""
+    heads cost the same as one wide head, fewer key/value heads less (and the line says which, from counts), the
+    counts worked from the recipe by conftest.hand_costs, not by mha.attention_costs."""
     for tokens in (1, 2, mha.MAX_TOKENS):
-        one = mha.attention_costs(tokens, width, 1)
-        for h in mha.head_choices(width):
+        one = hand_costs(tokens, width, 1)
+        for h in mha.head_choices(width):  # the settings the pickers offer; the counts are worked by hand
             for g in mha.kv_head_choices(h):
-                costs = mha.attention_costs(tokens, width, h, g)
-                line = text(recipe.cost_line(costs))
-                assert f"{costs.parameters:,} parameters and {costs.multiply_adds:,} multiply-adds" in line
+                parameters, multiply_adds = hand_costs(tokens, width, h, g)
+                line = text(recipe.cost_line(mha.attention_costs(tokens, width, h, g)))
+                assert f"{parameters:,} parameters and {multiply_adds:,} multiply-adds for {tokens:,} token" in line
                 assert "against" not in line
                 if h == 1:
                     assert "This is the one wide head" in line
                 elif g == h:
-                    assert (costs.parameters, costs.multiply_adds) == (one.parameters, one.multiply_adds)
+                    assert (parameters, multiply_adds) == one
                     assert f"the same as one head of width {width};" in line
                 else:
-                    assert costs.parameters < one.parameters and costs.multiply_adds < one.multiply_adds
-                    assert f"fewer than one head of width {width} ({one.parameters:,} and " in line
+                    assert parameters < one[0] and multiply_adds < one[1]
+                    assert f"fewer than one head of width {width} ({one[0]:,} and {one[1]:,})" in line
                 assert f"{h} weight table{'s' if h > 1 else ''} of {tokens} × {tokens}" in line
 
 

@@ -2,7 +2,7 @@
 
 Expected values are worked here by hand: a transition's result is a small dict
 whose every field can be written down, and the gate's refusals are mha's
-sentences. KeptRows is compared with numpy.
+sentences. Projected rows are compared with numpy.
 """
 
 import numpy as np
@@ -156,18 +156,16 @@ def test_section_1s_tokens_are_edited_and_reset_on_their_own():
     assert s.with_link(new, {key: old[key] for key in s.FIGURE_KEYS})["blend"] == new["blend"]
 
 
-def test_section_1s_field_text_is_read_by_mha_and_refused_with_its_sentence():
-    """A field's text as typed: mha.parse_number's reading and sentences, then the gate (token 0 = [1e200, ...]
-    asks itself 1e400: overflow), and the state it was given stays as it was."""
-    old = s.default_state()
-    assert s.with_blend_text(old, 2, 1, " 0.5 ")["blend"] == [*BLEND[:2], [1.0, 0.5, 1.0, 0.0]]
-    with pytest.raises(ValueError, match="^token 0 slot 1: 'abc' is not a number$"):
-        s.with_blend_text(old, 0, 1, "abc")
-    with pytest.raises(ValueError, match="^token 2 slot 3 is empty: type a number$"):
-        s.with_blend_text(old, 2, 3, " ")
+def test_the_gate_computes_section_1s_blend_once_and_lends_it_to_the_next_view():
+    """The View carries section 1's Blend; a View after an edit elsewhere takes the same one, not a new one,
+    and an edit of section 1's tokens gets its own (token 0 = [1e200, ...] asks itself 1e400: refused)."""
+    first = s.compute(s.default_state())
+    assert first.blend.tokens == BLEND and first.blend.totals == [7.0, 7.0, 2.0]
+    assert s.compute(s.with_number(s.default_state(), "tokens", 0, 1, 0.5), first).blend is first.blend
+    edited = s.compute(s.with_number(s.default_state(), "blend", 2, 1, 0.5), first)
+    assert edited.blend.tokens == [*BLEND[:2], [1.0, 0.5, 1.0, 0.0]] and edited.blend.totals == [7.0, 7.5, 2.25]
     with pytest.raises(ValueError, match="overflowed"):
-        s.with_blend_text(old, 0, 0, "1e200")
-    assert old["blend"] == BLEND
+        s.compute(s.with_number(s.default_state(), "blend", 0, 0, 1e200), first)
 
 
 def test_section_1s_gate_scores_each_slice_and_refuses_an_overflow():
@@ -268,24 +266,61 @@ def test_identity_slices_give_every_query_head_its_own_key_value_head_again():
 
 # --- the row cache -------------------------------------------------------------------
 
-def test_kept_rows_give_numpys_product_and_fresh_lists():
+def test_projected_rows_give_numpys_product_and_fresh_lists():
     weights = mha.random_projections(8, 2, seed=9)
-    project = s.KeptRows()
     tokens = np.random.default_rng(2).normal(size=(4, 8)).tolist()
+    project = s.Projected((8, 2, 2, 9), weights)
     for step in range(6):
         tokens[step % 4][step] += 0.25
+        project = s.Projected((8, 2, 2, 9), weights, project.rows)
         got = project(tokens, weights["w_q"])
         np.testing.assert_allclose(got, np.array(tokens) @ np.array(weights["w_q"]), rtol=0, atol=1e-12)
         got[0][0] = 123.0  # a caller changing its result must not change the next one
         assert project(tokens, weights["w_q"])[0][0] != 123.0
+    assert len(project.rows) == 4 + 5  # the first call's four rows, then one new row each later edit
+
+
+def test_the_rows_kept_stop_at_max_rows():
+    weights = mha.random_projections(2, 1, seed=0)
+    project = s.Projected((2, 1, 1, 0), weights)
+    for i in range(s.Projected.MAX_ROWS + 10):
+        project([[float(i), 1.0]], weights["w_q"])
+    assert len(project.rows) <= s.Projected.MAX_ROWS + 1
+    assert project([[2.0, 3.0]], weights["w_q"])[0] == pytest.approx(
+        (np.array([2.0, 3.0]) @ np.array(weights["w_q"])).tolist(), abs=1e-15)
+
+
+def test_an_edit_projects_again_only_the_token_it_changed():
+    """The View before lends its weights and every row it projected; the edited token's rows are new."""
+    first = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    before = s.compute(first)
+    kept = dict(before.projected.rows)  # what was projected before the edit
+    view = s.compute(s.with_number(first, "tokens", 1, 5, 2.5), before)
+    assert view.projected.weights is before.projected.weights
+    token_0, token_1 = tuple(first["tokens"][0]), (0.9, 0.1, 1.0, 0.0, 0.0, 2.5, 0.0, 0.0)
+    for name in ("w_q", "w_k", "w_v"):
+        assert view.projected.rows[(name, token_0)] is kept[(name, token_0)]  # the same row, not computed again
+        assert (name, token_1) not in kept and (name, token_1) in view.projected.rows
+
+
+def test_a_view_of_other_sizes_or_another_seed_lends_nothing():
+    first = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    before = s.compute(first)
+    for later, heads in ((s.changed(first, seed=4), 2), (s.with_heads(first, 4), 4)):
+        view = s.compute(later, before)
+        assert view.projected.weights is not before.projected.weights
+        plain = mha.multi_head_attention(later["tokens"], heads, **mha.random_projections(8, heads, seed=later["seed"]))
+        assert view.result.weights == plain.weights and view.result.outputs == plain.outputs
+    assert s.compute(s.changed(first, projections="identity", kv_heads=2), before).projected is None
 
 
 def test_random_projections_through_the_gate_match_plain_mha_to_the_bit():
     """The kept rows are the same numbers mha computes without them, edit after edit."""
     current = s.changed(s.with_width(s.default_state(), 8), projections="random", seed=3)
+    kept = None
     for step in range(4):
         current = s.with_number(current, "tokens", step % 2, step, 0.5 * step)
-        kept = s.compute(current)
+        kept = s.compute(current, kept)
         plain = mha.multi_head_attention(current["tokens"], 2, **mha.random_projections(8, 2, seed=3))
         assert kept.result.weights == plain.weights and kept.result.outputs == plain.outputs
 

@@ -53,7 +53,7 @@ from trees import class_list, text
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "site" / "app" / "main.py"
 SKIPPED = {"fig-blend", "fig-recipe-costs", "fig-recipe-line", "fig-cost-seq-len", "fig-cost-share"}
-SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend", *recipe.BLEND_FIELDS}  # tested in test_recipe_figures.py
+SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend"}  # tested in test_recipe_figures.py
 LIVE = sorted(fid for fid, figure in FIGURES.items() if figure.redraw and fid not in SKIPPED)
 STATIC = sorted(fid for fid, figure in FIGURES.items()  # drawn once at build time from the default state
                 if not figure.redraw and fid not in SKIPPED and not fid.startswith(("fig-train", "fig-probe")))
@@ -564,7 +564,7 @@ def all_text(r):
 
 
 def plural(count, noun):
-    return f"{count} {noun}" + ("" if count == 1 else "s")
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def names_count(words, n):
@@ -1054,7 +1054,7 @@ def kv_bill_is_the_product_of_the_shape_and_the_fields(r):
     assert float(match[4]) == kv.bytes_per_value and match[5] == bytes_text(per_token), said
     values = [float(node[1]["data-value"]) for node in nodes(bill) if "data-value" in node[1]]
     assert math.isclose(values[0], per_token) and math.isclose(values[1], cache), (values, per_token, cache)
-    window = f" (the last {shape.window} of {kv.seq_len}: a sliding window)" if kept < kv.seq_len else ""
+    window = f" (the last {shape.window:,} of {kv.seq_len:,}: a sliding window)" if kept < kv.seq_len else ""
     conversations = plural(kv.batch, "conversation")
     assert text(rows["KV cache"][3]) == (f"{bytes_text(per_token)} × {plural(kept, 'token')}{window} × "
                                          f"{conversations} = {bytes_text(cache)}")
