@@ -1419,7 +1419,7 @@ def test_section_1s_sentences_say_numpys_weights_and_outputs_for_any_tokens(toke
     weight, else 'an average'; the vectors and weights are numpy's, to 2 decimals."""
     x = np.array(tokens, dtype=float)
     state = page_state.changed(page_state.default_state(), blend=[list(row) for row in tokens])
-    svg, wide_note, concat_note, _ = FIGURES["fig-blend"].build(state, None, None)
+    svg, wide_note, concat_note, _ = FIGURES["fig-blend"].build(state, page_state.compute(state), None)
     parts = [("One wide head: ", 0, 4, text(wide_note))]
     said = text(concat_note)
     assert said.startswith("Two heads, side by side. "), said
