@@ -157,6 +157,11 @@ def joined(items, separator):
     return [part for i, item in enumerate(items) for part in ([separator, item] if i else [item])]
 
 
+def counted(n, noun, shown=None):
+    """'1 step', '32 steps': a count and its noun, singular for one (shown: the count's text, if not str(n))."""
+    return f"{n if shown is None else shown} {noun}{'' if n == 1 else 's'}"
+
+
 def slot_range(start, stop):
     """(2, 4) -> 'slots 2-3'; (2, 3) -> 'slot 2'."""
     return f"slot {start}" if stop - start == 1 else f"slots {start}-{stop - 1}"
