@@ -75,8 +75,8 @@ def chart(rows, width=WIDTH):
     labels.append(["text", {"class": "tick", "x": width - RIGHT, "y": round(_y(CHANCE) - 3, 1), "text-anchor": "end"},
                    f"chance, {CHANCE:.0%}"])  # inside the plot, where no seed's dot falls: the left margin clips it
     dots = [["circle", {"class": f"seed-{kind(row)}", "cx": round(_x(i, n, width), 1),
-                        "cy": round(_y(row["accuracy"]), 1), "r": "2.6"}, ["title", {}, _describe(row)]]
-            for i, row in enumerate(rows)]
+                        "cy": round(_y(row["accuracy"]), 1), "r": "2.6"}, *([] if narrow else [["title", {}, _describe(row)]])]
+            for i, row in enumerate(rows)]  # a phone has no hover: its dots go untitled (the table lists the seeds)
     steps = sweep()["setting"]["steps"]
     axis = ["text", {"class": "axis-title", "x": (LEFT + width - RIGHT) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
             f"seeds 0-{n - 1}, {steps} steps each" if narrow else f"seed 0 to {n - 1}, each trained {steps} steps"]

@@ -630,7 +630,23 @@ def _heads_text():
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
+def _sample_run():
+    """SAMPLE's repeated run: the longest tail that repeats the block just before it ("CAFDB")."""
+    return next(SAMPLE[-n:] for n in range(len(SAMPLE) // 2, 0, -1) if SAMPLE[-n:] == SAMPLE[-2 * n:-n])
+
+
+def _cell_seconds():
+    """The training cell's own time budget: its `seconds = ...` line."""
+    source = Path(__file__).resolve().parents[1] / "cells" / "sources" / "training.py"  # build time only
+    line = next(line for line in source.read_text().splitlines() if line.startswith("seconds = "))
+    return line.split("=")[1].strip()
+
+
 PROSE = {
+    "train-look-rows": lambda: f"{len(SAMPLE) - len(_sample_run())} to {len(SAMPLE) - 1}",
+    "train-look-run": _sample_run,
+    "train-look-shift": lambda: str(len(_sample_run()) - 1),
+    "train-cell-seconds": _cell_seconds,
     "train-letters": lambda: f"{LETTERS[0]} to {LETTERS[mha.training.VOCAB - 1]}",
     "train-length": lambda: str(mha.training.LENGTH),
     "train-width": lambda: str(mha.training.WIDTH),

@@ -1345,8 +1345,12 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
     words = {"pair": "the pair", "other": "another way", "stalled": "stalled"}
     kind = ["pair" if formed_a_pair(row) else "other" if row["accuracy"] >= 0.9 else "stalled" for row in SEED_ROWS]
     for width in (seeds.WIDTH, seeds.NARROW):
-        chart = seeds.chart(SEED_ROWS, width)
-        titles = [text(find(dot, "title")[0]) for dot in find(chart, "circle")]
+        dots = find(seeds.chart(SEED_ROWS, width), "circle")
+        assert [f"seed-{k}" in dot[1]["class"] for dot, k in zip(dots, kind)] == [True] * len(SEED_ROWS)
+        if width == seeds.NARROW:
+            assert not any(find(dot, "title") for dot in dots)  # a phone cannot hover: the table lists the seeds
+            continue
+        titles = [text(find(dot, "title")[0]) for dot in dots]
         assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, {words[k]}; top induction: "
                           f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {row['induction']:.3f}"
                           for row, k in zip(SEED_ROWS, kind)]
