@@ -24,7 +24,7 @@ from page.state import MAX_DISTRACTORS, model_shape
 
 
 class Question(NamedTuple):
-    """prompt; options: (value, label) pairs; answer: the right value (computed by mha); verdicts: value -> why
+    """prompt (or a function that computes it at build time); options: (value, label) pairs; answer: the right value (computed by mha); verdicts: value -> why
     that choice is right or wrong; explanation(): the sentences shown after any check."""
 
     prompt: str
@@ -315,7 +315,7 @@ QUESTIONS = {
          "none": "Not quite: that is head 1's fate, where every distractor beats token 0; head 0 keeps far more."},
         _prompts),
     "trained": Question(
-        _trained_prompt(),
+        _trained_prompt,  # a function: it reads the build-time run, which the page's Python never trains
         (("fades", "its induction stripe fades to under half"), ("stays", "it keeps more than half of it"),
          ("previous", "it turns into a previous-token stripe")),
         lambda: _trained_effect()[0],
@@ -332,7 +332,7 @@ def question(qid):
                 ["input", {"type": "radio", "name": name, "value": value, "id": f"{name}-{value}"}], " ", label]
                for value, label in q.options]
     return ["fieldset", {"class": "predict", "data-question": qid},
-            ["legend", {}, ["strong", {}, "Predict first. "], q.prompt],
+            ["legend", {}, ["strong", {}, "Predict first. "], q.prompt() if callable(q.prompt) else q.prompt],
             *options,
             ["button", {"type": "button", "class": "predict-check", "data-check": qid}, "Check my answer"],
             ["div", {"class": "predict-answer", "id": f"{name}-answer", "role": "status", "aria-live": "polite"}]]

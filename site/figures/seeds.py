@@ -13,8 +13,8 @@ from pathlib import Path
 
 import mha.training
 from figures.registry import Figure
-from figures.training import beside
 from page import dom
+from page.dom import beside
 
 SEEDS_FILE = Path(__file__).resolve().parent / "training_seeds.json"
 WIDTH, HEIGHT = 400, 150        # viewBox units
@@ -63,10 +63,13 @@ def _describe(row):
             f"top induction: layer {layer} head {head}, {row['induction']:.3f}")
 
 
-def chart(rows, width=WIDTH):
+def chart(rows, width=WIDTH, steps=None, mine=None):
     """<svg>: one dot per seed (x: the seed, y: held-out accuracy), its shape and colour its kind. width: WIDTH for
-    a wide screen, NARROW for a phone (drawn for it, not scaled down: fewer ticks, a shorter axis title)."""
+    a wide screen, NARROW for a phone (drawn for it, not scaled down: fewer ticks, a shorter axis title). steps:
+    the sweep's (read from SEEDS_FILE when None); mine: the reader's own run, {"seed", "steps", "accuracy"},
+    ringed at its seed, or at the right edge for a seed past the sweep's."""
     n, narrow = len(rows), width < WIDTH
+    steps = sweep()["setting"]["steps"] if steps is None else steps
     ticks = [(1.0, "100%"), (LEARNED, f"{LEARNED:.0%}")] + ([] if narrow else [(0.5, "50%")])
     lines = [["line", {"class": "grid", "x1": LEFT, "x2": width - RIGHT, "y1": round(_y(a), 1), "y2": round(_y(a), 1)}]
              for a in (*(a for a, _ in ticks), CHANCE)]
@@ -77,11 +80,26 @@ def chart(rows, width=WIDTH):
     dots = [["circle", {"class": f"seed-{kind(row)}", "cx": round(_x(i, n, width), 1),
                         "cy": round(_y(row["accuracy"]), 1), "r": "2.6"}, *([] if narrow else [["title", {}, _describe(row)]])]
             for i, row in enumerate(rows)]  # a phone has no hover: its dots go untitled (the table lists the seeds)
-    steps = sweep()["setting"]["steps"]
     axis = ["text", {"class": "axis-title", "x": (LEFT + width - RIGHT) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
             f"seeds 0-{n - 1}, {steps} steps each" if narrow else f"seed 0 to {n - 1}, each trained {steps} steps"]
     return ["svg", {"viewBox": f"0 0 {width} {HEIGHT}", "class": "seeds-chart " + ("narrow" if narrow else "wide"),
-                    "role": "img", "aria-label": summary(rows)}, *lines, *labels, *dots, axis]
+                    "role": "img", "aria-label": summary(rows)}, *lines, *labels, *dots, axis,
+            *([] if mine is None else your_run(mine, n, width, steps))]
+
+
+def your_run(mine, n, width, steps):
+    """The reader's run on the chart: a ring at its seed's x (past the last dot for a seed outside 0..n-1) and its
+    accuracy's y, and a label that names it (and its steps, when they are not the sweep's)."""
+    inside = 0 <= mine["seed"] < n
+    x = _x(mine["seed"], n, width) if inside else width - RIGHT
+    y = _y(mine["accuracy"])
+    said = f"your seed {mine['seed']}" + ("" if mine["steps"] == steps else f", {dom.counted(mine['steps'], 'step')}")
+    left = x > width / 2
+    return [["circle", {"class": "seed-mine", "cx": round(x, 1), "cy": round(y, 1), "r": "5"},
+             ["title", {}, f"{said}: {mine['accuracy']:.1%} held-out"]],
+            ["text", {"class": "tick mine", "x": round(x + (-8 if left else 8), 1),
+                      "y": round(y + 22 if y < HEIGHT / 2 else y - 10, 1), "text-anchor": "end" if left else "start"},
+             said]]
 
 
 def legend(rows):
@@ -120,9 +138,11 @@ def try_seed(rows):
             f"head, layer {layer} head {head}, scores only {row['induction']:.3f}. Train it above.")
 
 
-def figure(rows):
-    """The chart and its caption (the table sits in the section's <details>, fig-seeds-table)."""
-    return ["figure", {"class": "seeds-figure"}, legend(rows), chart(rows), chart(rows, NARROW),
+def figure(rows, steps=None, mine=None):
+    """The chart (wide and phone), its key and its caption (the table sits in the section's <details>,
+    fig-seeds-table); mine: the reader's run, ringed (see chart)."""
+    return ["figure", {"class": "seeds-figure"}, legend(rows), chart(rows, WIDTH, steps, mine),
+            chart(rows, NARROW, steps, mine),
             ["figcaption", {}, summary(rows), " ", try_seed(rows), " ", calls(rows)]]
 
 

@@ -26,10 +26,11 @@ from pathlib import Path
 
 import mha
 import mha.training
+from figures import seeds
 from figures.registry import Figure
 from mha.training.model import argmax
 from page import dom
-from page.dom import classes, weight_class
+from page.dom import beside, classes, weight_class
 
 SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
@@ -90,7 +91,6 @@ def parse_seed(text):
 head_names = mha.training.head_names  # [(layer, head), ...] in layer order: the order of every per-head list
 
 
-measure = mha.training.measure          # every number below comes from these (mha/training/measure.py)
 single_masks = mha.training.single_masks
 mask_of = mha.training.mask_of
 
@@ -113,7 +113,7 @@ def _compute(seed, count):
             last = step + 1 == steps  # every set of heads switched off at the last one; each head alone before it
             exact = training.round_params(params, None)  # a copy: Adam goes on changing params
             saved.append({"step": step + 1, "params": exact if last else training.round_params(params),
-                          **measure(exact, masks=None if last else single_masks(head_names(exact)))})
+                          **mha.training.measure(exact, masks=None if last else single_masks(head_names(exact)))})
 
     training.train(seed, steps, keep)
     return {"seed": seed, "steps": steps, "losses": losses, "checkpoints": saved}
@@ -159,6 +159,7 @@ def files():
     data = run_data()
     public = {**data, "checkpoints": [{k: c[k] for k in ("step", "params", *MEASURED)}
                                       for c in data["checkpoints"]]}
+    public["seeds"] = seeds.sweep()  # the many-seed figure's rows: the page marks the reader's own run among them
     return {"training.json": json.dumps(public, separators=(",", ":")),
             FRAMES_FILE: dom.to_json(other_frames(*_default()))}
 
@@ -449,16 +450,6 @@ def describe_run(measured, finished=True):
 
 def score(x):
     return f"{x:.2f}"
-
-
-def beside(x, line, digits=2):
-    """x printed beside the threshold line: to `digits` decimals, or more where that would put the printed number
-    on the other side of the line (0.7998 beside 0.8 prints as 0.7998, not 0.80)."""
-    for d in range(digits, 17):
-        text = f"{x:.{d}f}"
-        if (float(text) >= line) == (x >= line):
-            return text
-    return repr(x)
 
 
 def story(facts, whose):

@@ -14,6 +14,7 @@ in where a transition needs it; the state only holds choices.
 """
 
 import mha.training
+from figures import seeds
 from figures import training as fig
 from page.dom import counted
 
@@ -111,3 +112,13 @@ def copy_trees(state, data):
     """fig-train-copy's children: the id demo for the shown run."""
     _, measured, whose = model(state, data)
     return [] if measured is None else fig.copy_story(fig.describe_run(measured), whose)
+
+
+def seeds_trees(state, data):
+    """fig-seeds' children: the many-seed figure from the run's copy of its rows, the reader's measured run (if
+    any, shown or not) ringed among them."""
+    sweep, trained = data["seeds"], state["trained"]
+    mine = None
+    if trained is not None and trained["measured"] is not None:
+        mine = {"seed": trained["seed"], "steps": trained["steps"], "accuracy": trained["measured"]["ablated"][0]}
+    return [seeds.figure(sweep["seeds"], sweep["setting"]["steps"], mine)]

@@ -162,3 +162,28 @@ def test_a_scroll_regions_shadow_shows_on_the_side_with_more(phone, scheme):
             region.evaluate("e => { e.scrollLeft = 0; }")
     finally:
         blank.close()
+
+
+SMALLEST_TEXT = """root => {
+  const found = [], seen = new Set();
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    if (!walker.currentNode.textContent.trim() || seen.has(el)) continue;
+    seen.add(el);
+    if (el.closest('title') || !el.getClientRects().length) continue;  // a <title> is not drawn; nor is hidden text
+    let px = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGElement) { const m = el.getScreenCTM(); px *= Math.hypot(m.a, m.b); }  // its viewBox's scale
+    found.push({px: Math.round(px * 100) / 100, tag: el.tagName, text: el.textContent.trim().slice(0, 40)});
+  }
+  return found;
+}"""
+
+
+def test_at_375_px_no_text_in_section_8_is_under_11_px(phone):
+    """The seed chart and the heat maps are drawn for the width (a phone's chart, larger letters), not scaled down:
+    every drawn text of section 8, SVG letters included at their on-screen size, is at least 11 px."""
+    found = phone.locator("#trained").evaluate(SMALLEST_TEXT)
+    assert any(f["tag"] == "text" for f in found)  # the charts' SVG text is measured too
+    small = [f for f in found if f["px"] < 11]
+    assert not small, small[:10]

@@ -7,14 +7,14 @@ import time
 import mha.training as training
 
 steps = 300
-seconds = 3
+seconds = 2.5
 seed = 0
 held_out = training.held_out(32)  # the first 32 held-out sequences: quick
 start = time.perf_counter()
 
 
 def progress(step, loss, params):
-    if (step + 1) % 20 == 0:
+    if (step + 1) % 10 == 0:
         heads = training.head_scores(params, held_out)
         previous = max(head["previous_token"] for head in heads)
         induction = max(head["induction"] for head in heads)
