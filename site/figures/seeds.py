@@ -4,7 +4,8 @@ The data is bench/training_seeds.py's sweep, written by its `site` command into 
 benchmark takes minutes a seed: the build only reads it). Per seed: held-out accuracy and
 mha.training.classify()'s verdict ("pair": a previous-token head and an induction head of a
 later layer; "other": something else). tests/unit/test_seeds.py trains a seed again and checks
-the file still says what the model does.
+the file still says what the model does. The chart is drawn twice, wide and for a phone (CSS shows one);
+figure(rows, steps, mine) rings the reader's own run, redrawn by the page from training.json's copy of the rows.
 """
 
 import json
