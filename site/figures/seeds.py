@@ -58,10 +58,11 @@ SHORT = {"pair": "the pair", "other": "another way", "stalled": "stalled"}  # a 
 
 
 def _describe(row):
-    """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.629': a dot's title."""
+    """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
+    its line, so seed 75's 0.798 does not read as 0.80; two decimals: the rows trained before the sweep kept 4)."""
     layer, head = row["induction_head"]
     return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {SHORT[kind(row)]}; "
-            f"top induction: layer {layer} head {head}, {row['induction']:.3f}")
+            f"top induction: layer {layer} head {head}, {beside(row['induction'], mha.training.INDUCTION_MIN)}")
 
 
 def chart(rows, width=WIDTH, steps=None, mine=None):

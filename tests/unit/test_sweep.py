@@ -1352,7 +1352,7 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
             continue
         titles = [text(find(dot, "title")[0]) for dot in dots]
         assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, {words[k]}; top induction: "
-                          f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {row['induction']:.3f}"
+                          f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {shown(row['induction'], 0.8)}"
                           for row, k in zip(SEED_ROWS, kind)]
     listed = {text(row[2]): [text(td) for td in find(row, "td")] for row in find(seeds.table(SEED_ROWS), "tr")[1:]}
     for k, label in seeds.KINDS.items():
