@@ -108,11 +108,11 @@ def site(name):
     for seed in sorted(seeds, key=int):
         row = seeds[seed]
         verdict = classify(row["heads"], row["accuracy"])
-        rows.append({"seed": int(seed), "accuracy": round(row["accuracy"], 4), "learned": verdict["learned"],
-                     "kind": verdict["kind"], "induction_head": verdict["induction_head"],
-                     "induction": round(verdict["induction"], 4),
+        rows.append({"seed": int(seed), "accuracy": row["accuracy"], "learned": verdict["learned"],  # unrounded:
+                     "kind": verdict["kind"], "induction_head": verdict["induction_head"],  # the page rounds
+                     "induction": verdict["induction"],
                      "previous_token_head": verdict["previous_token_head"],
-                     "previous_token": round(verdict["previous_token"], 4)})
+                     "previous_token": verdict["previous_token"]})
     assert [r["seed"] for r in rows] == list(range(len(rows))), "the sweep has gaps: run it to the end first"
     lines = ",\n".join(json.dumps(row) for row in rows)  # one seed a line: a diff shows which seed moved
     SITE_FILE.write_text(f'{{"setting": {json.dumps(setting)},\n"seeds": [\n{lines}\n]}}\n')

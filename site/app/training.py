@@ -64,6 +64,7 @@ def draw_model():
         browser.window.mhaDraw("fig-train-switches", switches)
         _shown["fig-train-switches"] = switches
     draw("fig-train-story", train_state.story_trees(STATE, _data["run"]))
+    draw("fig-seeds", train_state.seeds_trees(STATE, _data["run"]))
     draw("fig-train-copy", train_state.copy_trees(STATE, _data["run"]))
     draw_patterns()
 
@@ -86,6 +87,7 @@ def set_running(running):
     element("train-frames-error").hidden = mine
     element("fig-train-frames").hidden = mine
     element("train-live").hidden = not mine
+    element("train-mine-note").hidden = not mine  # says why the slider went, and how it comes back
 
 
 # --- the worker ---------------------------------------------------------------------------
@@ -118,7 +120,7 @@ def on_message(event):
     elif kind == "progress":
         on_progress(data)
     elif kind == "measuring":
-        say("train-status", f"Trained {_worker['step']} steps. Measuring its heads on "
+        say("train-status", f"Trained {dom.counted(_worker['step'], 'step')}. Measuring its heads on "
                             f"{fig.held_out_size()} held-out sequences\u2026")
     elif kind == "done":
         on_done(data)
@@ -144,7 +146,7 @@ def on_done(data):
     measured = json.loads(data.measured)
     STATE.update(train_state.with_trained(STATE, int(data.seed), int(data.steps), json.loads(data.params), measured))
     set_running(False)
-    say("train-status", f"Done: {data.steps} steps in {data.seconds:.1f} s; held-out accuracy "
+    say("train-status", f"Done: {dom.counted(int(data.steps), 'step')} in {data.seconds:.1f} s; held-out accuracy "
                         f"{fig.percent(measured['ablated'][0])}. Reset goes back to the build-time run.")
     browser.window.mhaDraw("train-live", data.trees)  # the last frame, now with its held-out accuracy
     draw_model()

@@ -24,7 +24,7 @@ from page.state import MAX_DISTRACTORS, changed, compute, default_state, model_s
 
 
 class Question(NamedTuple):
-    """prompt; options: (value, label) pairs; answer: the right value (computed by mha); verdicts: value -> why
+    """prompt (or a function that computes it at build time); options: (value, label) pairs; answer: the right value (computed by mha); verdicts: value -> why
     that choice is right or wrong; explanation(): the sentences shown after any check."""
 
     prompt: str
@@ -187,38 +187,52 @@ def _sharing():
             f"{small.name}'s {small.heads} keeps its own.")
 
 
-def _trained_effect():
-    """(answer, explanation) for section 8's question, from the build-time run's final measurements: layer 1's
-    top induction head's scores with every head on and with every head of layer 0 switched off."""
-    run = training.run_data()
-    final = run["checkpoints"][-1]
+def _trained_heads():
+    """The build-time run's last checkpoint, its head names, and classify's pair: (final, names, previous-token
+    head's index, induction head's index)."""
+    final = training.run_data()["checkpoints"][-1]
     names = [tuple(n) for n in final["heads"]]
-    later = [i for i, (layer, _) in enumerate(names) if layer == 1]
-    head = max(later, key=lambda i: final["scores"][i][1])
-    mask = training.mask_of(names, {n for n in names if n[0] == 0})
-    (prev_on, ind_on), (prev_off, ind_off) = final["scores"][head], final["scores_off"][mask][head]
+    facts = training.describe_run(final)
+    return final, names, names.index(facts["previous"][0]), names.index(facts["induction"][0])
+
+
+def _trained_prompt():
+    _, names, prev, ind = _trained_heads()
+    return (f"In the build-time run, switch off {training.head_label(*names[prev])} alone, the top previous-token "
+            f"head. What happens to {training.head_label(*names[ind])}'s induction pattern?")
+
+
+def _trained_effect():
+    """(answer, explanation, verdicts) for section 8's question, from the build-time run's final measurements: the
+    induction head's scores with every head on, with the previous-token head alone off, and with its whole layer
+    off."""
+    final, names, prev, ind = _trained_heads()
+    alone = 1 << prev
+    layer = training.mask_of(names, {n for n in names if n[0] == names[prev][0]})
+    (prev_on, ind_on), (prev_off, ind_off) = final["scores"][ind], final["scores_off"][alone][ind]
     answer = mha.training.pattern_change((prev_on, ind_on), (prev_off, ind_off))
-    name = training.head_label(*names[head])
+    name, percent = training.head_label(*names[ind]), training.percent
     explanation = (f"In the build-time run, {name}'s induction score on the held-out sequences goes from "
-                   f"{ind_on:.2f} to {ind_off:.2f} with layer 0 switched off (its previous-token score from "
-                   f"{prev_on:.2f} to {prev_off:.2f}), and accuracy from {training.percent(final['ablated'][0])} "
-                   f"to {training.percent(final['ablated'][mask])}. " + TRAINED_WHY[answer] +
-                   " Switch layer 0 off below and watch its square.")
+                   f"{ind_on:.2f} to {ind_off:.2f} with {training.head_label(*names[prev])} off, and to "
+                   f"{final['scores_off'][layer][ind][1]:.2f} with all of layer {names[prev][0]} off; accuracy "
+                   f"from {percent(final['ablated'][0])} to {percent(final['ablated'][alone])}, and to "
+                   f"{percent(final['ablated'][layer])}. " + TRAINED_WHY[answer] + " Try both below.")
     verdicts = {value: TRAINED_VERDICTS[value][value == answer] for value in TRAINED_VERDICTS}
     return answer, explanation, verdicts
 
 
 TRAINED_WHY = {  # the explanation's last sentence, for the answer the measurements give
-    "fades": "Layer 1's own matrices are untouched: what it matched against was what layer 0 had written.",
-    "stays": "In this run layer 1 finds its target without anything layer 0 writes.",
-    "previous": "Without layer 0's writing, layer 1 falls back to looking one position back."}
+    "fades": "The head it pairs with wrote most of what it matched against.",
+    "stays": "The other heads of that layer write much of the same: they share the job.",
+    "previous": "Without that head's writing, it falls back to looking one position back."}
 TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is right)
-    "stays": ("Not quite: layer 1's matrices stay, but what they matched against is gone.",
-              "Right: in this run layer 1 does not need layer 0."),
-    "fades": ("Not in this run: layer 1's induction score keeps more than half of what it was.",
-              "Right: layer 1 matched each letter against what layer 0 wrote, and that is gone."),
-    "previous": ("Not quite: nothing in layer 1 turns to the position just before.",
-                 "Right: without layer 0, layer 1 falls back to the position just before.")}
+    "stays": ("Not in this run: the heads left in that layer cannot stand in for it.",
+              "Right: the other heads of that layer write much of the same."),
+    "fades": ("Not in this run: its score keeps more than half of what it was.",
+              "Right: it matched each letter against what that one head wrote."),
+    "previous": ("Not quite: it does not turn to the position just before.",
+                 "Right: it falls back to looking one position back."),
+}
 
 
 # The prompts question's answers: (key, label, (lowest share, highest share) the answer stands for).
@@ -302,8 +316,8 @@ QUESTIONS = {
          "none": "Not quite: that is head 1's fate, where every distractor beats token 0; head 0 keeps far more."},
         _prompts),
     "trained": Question(
-        "In the build-time run, switch off every head of layer 0. What happens to layer 1's induction pattern?",
-        (("stays", "nothing: layer 1 has its own matrices"), ("fades", "its induction stripe fades"),
+        _trained_prompt,  # a function: it reads the build-time run, which the page's Python never trains
+        (("fades", "its induction stripe fades to under half"), ("stays", "it keeps more than half of it"),
          ("previous", "it turns into a previous-token stripe")),
         lambda: _trained_effect()[0],
         lambda: _trained_effect()[2],
@@ -319,7 +333,7 @@ def question(qid):
                 ["input", {"type": "radio", "name": name, "value": value, "id": f"{name}-{value}"}], " ", label]
                for value, label in q.options]
     return ["fieldset", {"class": "predict", "data-question": qid},
-            ["legend", {}, ["strong", {}, "Predict first. "], q.prompt],
+            ["legend", {}, ["strong", {}, "Predict first. "], q.prompt() if callable(q.prompt) else q.prompt],
             *options,
             ["button", {"type": "button", "class": "predict-check", "data-check": qid}, "Check my answer"],
             ["div", {"class": "predict-answer", "id": f"{name}-answer", "role": "status", "aria-live": "polite"}]]

@@ -4,7 +4,8 @@ The data is bench/training_seeds.py's sweep, written by its `site` command into 
 benchmark takes minutes a seed: the build only reads it). Per seed: held-out accuracy and
 mha.training.classify()'s verdict ("pair": a previous-token head and an induction head of a
 later layer; "other": something else). tests/unit/test_seeds.py trains a seed again and checks
-the file still says what the model does.
+the file still says what the model does. The chart is drawn twice, wide and for a phone (CSS shows one);
+figure(rows, steps, mine) rings the reader's own run, redrawn by the page from training.json's copy of the rows.
 """
 
 import json
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import mha.training
 from figures.registry import Figure
+from page import dom
+from page.dom import beside
 
 SEEDS_FILE = Path(__file__).resolve().parent / "training_seeds.json"
 WIDTH, HEIGHT = 400, 150        # viewBox units
@@ -40,8 +43,11 @@ def counts(rows):
     return {k: sum(1 for row in rows if kind(row) == k) for k in KINDS}
 
 
-def _x(i, n):
-    return LEFT + (WIDTH - LEFT - RIGHT) * (i + 0.5) / n
+NARROW = 240  # the phone's chart: the same height, fewer ticks, so its 9-unit text is >= 11 px at 375 px
+
+
+def _x(i, n, width=WIDTH):
+    return LEFT + (width - LEFT - RIGHT) * (i + 0.5) / n
 
 
 def _y(accuracy):
@@ -52,38 +58,67 @@ SHORT = {"pair": "the pair", "other": "another way", "stalled": "stalled"}  # a 
 
 
 def _describe(row):
-    """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title."""
+    """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
+    its line, so seed 75's 0.798 does not read as 0.80; two decimals: the rows trained before the sweep kept 4)."""
     layer, head = row["induction_head"]
     return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {SHORT[kind(row)]}; "
-            f"top induction: layer {layer} head {head}, {row['induction']:.3f}")
+            f"top induction: layer {layer} head {head}, {beside(row['induction'], mha.training.INDUCTION_MIN)}")
 
 
-def chart(rows):
-    """<svg>: one dot per seed (x: the seed, y: held-out accuracy), its shape and colour its kind."""
-    n = len(rows)
-    lines = [["line", {"class": "grid", "x1": LEFT, "x2": WIDTH - RIGHT, "y1": round(_y(a), 1), "y2": round(_y(a), 1)}]
-             for a in (1.0, LEARNED, 0.5, CHANCE)]
+def chart(rows, width=WIDTH, steps=None, mine=None):
+    """<svg>: one dot per seed (x: the seed, y: held-out accuracy), its shape and colour its kind. width: WIDTH for
+    a wide screen, NARROW for a phone (drawn for it, not scaled down: fewer ticks, a shorter axis title). steps:
+    the sweep's (read from SEEDS_FILE when None); mine: the reader's own run, {"seed", "steps", "accuracy"},
+    ringed at its seed, or at the right edge for a seed past the sweep's."""
+    n, narrow = len(rows), width < WIDTH
+    steps = sweep()["setting"]["steps"] if steps is None else steps
+    ticks = [(1.0, "100%"), (LEARNED, f"{LEARNED:.0%}")] + ([] if narrow else [(0.5, "50%")])
+    lines = [["line", {"class": "grid", "x1": LEFT, "x2": width - RIGHT, "y1": round(_y(a), 1), "y2": round(_y(a), 1)}]
+             for a in (*(a for a, _ in ticks), CHANCE)]
     labels = [["text", {"class": "tick", "x": LEFT - 4, "y": round(_y(a) + 3, 1), "text-anchor": "end"}, text]
-              for a, text in ((1.0, "100%"), (LEARNED, f"{LEARNED:.0%}"), (0.5, "50%"), (CHANCE, "chance"))]
-    dots = [["circle", {"class": f"seed-{kind(row)}", "cx": round(_x(i, n), 1), "cy": round(_y(row["accuracy"]), 1),
-                        "r": "2.6"}, ["title", {}, _describe(row)]]
-            for i, row in enumerate(rows)]
-    axis = ["text", {"class": "axis-title", "x": (LEFT + WIDTH - RIGHT) / 2, "y": HEIGHT - 6,
-                     "text-anchor": "middle"}, f"seed 0 to {n - 1}, each trained {sweep()['setting']['steps']} steps"]
-    return ["svg", {"viewBox": f"0 0 {WIDTH} {HEIGHT}", "class": "seeds-chart", "role": "img",
-                    "aria-labelledby": "seeds-chart-title"},
-            ["title", {"id": "seeds-chart-title"}, summary(rows)], *lines, *labels, *dots, axis]
+              for a, text in ticks]
+    labels.append(["text", {"class": "tick", "x": width - RIGHT, "y": round(_y(CHANCE) - 3, 1), "text-anchor": "end"},
+                   f"chance, {CHANCE:.0%}"])  # inside the plot, where no seed's dot falls: the left margin clips it
+    dots = [["circle", {"class": f"seed-{kind(row)}", "cx": round(_x(i, n, width), 1),
+                        "cy": round(_y(row["accuracy"]), 1), "r": "2.6"}, *([] if narrow else [["title", {}, _describe(row)]])]
+            for i, row in enumerate(rows)]  # a phone has no hover: its dots go untitled (the table lists the seeds)
+    axis = ["text", {"class": "axis-title", "x": (LEFT + width - RIGHT) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
+            f"seeds 0-{n - 1}, {steps} steps each" if narrow else f"seed 0 to {n - 1}, each trained {steps} steps"]
+    return ["svg", {"viewBox": f"0 0 {width} {HEIGHT}", "class": "seeds-chart " + ("narrow" if narrow else "wide"),
+                    "role": "img", "aria-label": summary(rows)}, *lines, *labels, *dots, axis,
+            *([] if mine is None else your_run(mine, n, width, steps))]
+
+
+def your_run(mine, n, width, steps):
+    """The reader's run on the chart: a ring at its seed's x (past the last dot for a seed outside 0..n-1) and its
+    accuracy's y, and a label that names it (and its steps, when they are not the sweep's)."""
+    inside = 0 <= mine["seed"] < n
+    x = _x(mine["seed"], n, width) if inside else width - RIGHT
+    y = _y(mine["accuracy"])
+    said = f"your seed {mine['seed']}" + ("" if mine["steps"] == steps else f", {dom.counted(mine['steps'], 'step')}")
+    left = x > width / 2
+    return [["circle", {"class": "seed-mine", "cx": round(x, 1), "cy": round(y, 1), "r": "5"},
+             ["title", {}, f"{said}: {mine['accuracy']:.1%} held-out"]],
+            ["text", {"class": "tick mine", "x": round(x + (-8 if left else 8), 1),
+                      "y": round(y + 22 if y < HEIGHT / 2 else y - 10, 1), "text-anchor": "end" if left else "start"},
+             said]]
+
+
+def legend(rows):
+    """What the marks mean, as text (readable at any width): one key per kind that some seed has."""
+    present = counts(rows)
+    return ["p", {"class": "seeds-legend"},
+            *dom.joined([["span", {"class": f"seed-key seed-{k}"}, KINDS[k]] for k in KINDS if present[k]], " ")]
 
 
 def table(rows):
     """The chart's numbers for screen readers and for checking: each kind's count and its seeds."""
-    body = [["tr", {}, ["th", {"scope": "row"}, KINDS[k]], ["td", {}, str(count)],
-             ["td", {}, ", ".join(str(row["seed"]) for row in rows if kind(row) == k) if k != "pair" else "the rest"]]
+    body = [dom.body_row(KINDS[k], [["td", {}, str(count)],
+                                    ["td", {}, ", ".join(str(row["seed"]) for row in rows if kind(row) == k)
+                                     if k != "pair" else "the rest"]])
             for k, count in counts(rows).items()]
-    return ["table", {"class": "figure-table seeds-table", "aria-label": "what each seed formed"},
-            ["thead", {}, ["tr", {}, ["th", {"scope": "col"}, "what formed"], ["th", {"scope": "col"}, "seeds"],
-                           ["th", {"scope": "col"}, "which"]]],
-            ["tbody", {}, *body]]
+    return dom.table("what each seed formed", "What each seed formed, by the lines of section 8",
+                     dom.header_row("what formed", ["seeds", "which"]), body, "seeds-table")
 
 
 def summary(rows):
@@ -105,9 +140,21 @@ def try_seed(rows):
             f"head, layer {layer} head {head}, scores only {row['induction']:.3f}. Train it above.")
 
 
-def figure(rows):
-    """The chart and its caption (the table sits in the section's <details>, fig-seeds-table)."""
-    return ["figure", {"class": "seeds-figure"}, chart(rows), ["figcaption", {}, summary(rows), " ", try_seed(rows)]]
+def figure(rows, steps=None, mine=None):
+    """The chart (wide and phone), its key and its caption (the table sits in the section's <details>,
+    fig-seeds-table); mine: the reader's run, ringed (see chart)."""
+    return ["figure", {"class": "seeds-figure"}, legend(rows), chart(rows, WIDTH, steps, mine),
+            chart(rows, NARROW, steps, mine),
+            ["figcaption", {}, summary(rows), " ", try_seed(rows), " ", calls(rows)]]
+
+
+def calls(rows):
+    """The kinds are lines drawn through a spread, not natural kinds: the closest call among the seeds."""
+    closest = min(rows, key=lambda row: abs(row["induction"] - mha.training.INDUCTION_MIN))
+    line = mha.training.INDUCTION_MIN
+    side = "under" if closest["induction"] < line else "over"
+    return (f"The kinds are calls against the lines ({mha.training.PREVIOUS_TOKEN_MIN} and {line}): seed "
+            f"{closest['seed']}'s induction head scores {beside(closest['induction'], line)}, just {side} {line}.")
 
 
 FIGURES = {  # static: drawn at build time only (the sweep does not change with any control)

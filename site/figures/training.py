@@ -26,20 +26,19 @@ from pathlib import Path
 
 import mha
 import mha.training
+from figures import seeds
 from figures.registry import Figure
 from mha.training.model import argmax
 from page import dom
-from page.dom import classes, weight_class
+from page.dom import beside, classes, weight_class
 
 SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
 LETTERS = "ABCDEF"          # token t is shown as LETTERS[t]
 SAMPLE = "BECAFDBCAFDB"     # two random tokens, then CAFDB twice: both heads' diagonals show
-REPEAT = "FACEACBA"         # A seen twice, followed by C both times: an exact repeat (harmless)
-NEAR = "FACEADBA"           # A followed once by C, once by D: a near-duplicate that diverges
 MAX_SEED = 999_999
 MAX_STEPS = 3000            # about two minutes in the page's worker
-CACHE_VERSION = "4"         # bump when run_data()'s content changes shape
+CACHE_VERSION = "5"         # bump when run_data()'s content changes shape
 EVERY = 10                  # the worker reports every EVERY steps
 QUICK = 32                  # held-out sequences of the worker's progress accuracy (an attribute, not shown)
 # What names a head and what counts as learned: mha.training.classify()'s, so the story of a run and the
@@ -54,6 +53,10 @@ FRAMES_FILE = "training-frames.json"  # the checkpoint frames the page does not 
 
 def letters(tokens):
     return "".join(LETTERS[t] for t in tokens)
+
+
+REPEAT = letters(mha.training.REPEAT)  # FACEACBA: A seen twice, followed by C both times (an exact repeat)
+NEAR = letters(mha.training.NEAR)      # FACEADBA: A followed once by C, once by D (a near-duplicate that diverges)
 
 
 def parse_sequence(text):
@@ -88,84 +91,14 @@ def parse_seed(text):
 head_names = mha.training.head_names  # [(layer, head), ...] in layer order: the order of every per-head list
 
 
-def ablation_sets(names):
-    """Every set of heads, as the bit mask over names: mask m switches off names[i] when bit i is set."""
-    return [{names[i] for i in range(len(names)) if m >> i & 1} for m in range(1 << len(names))]
+single_masks = mha.training.single_masks
+mask_of = mha.training.mask_of
 
 
 @functools.cache
 def held_out_size():
     """How many sequences mha.training's held-out set has (what the scores are measured on)."""
     return len(mha.training.held_out())
-
-
-def measure(params, sequences=None, masks=None):
-    """What the page shows of a model, measured on the held-out set (or on sequences):
-    {"heads": [[layer, head], ...] (head_names), "ablated": [accuracy with mask m's heads off, for every m],
-     "scores_off": [[[previous_token, induction] per head] for every m], "scores": scores_off[0],
-     "copy": copy_demo()}. Mask m switches off heads[i] when bit i is set; m = 0 is every head on.
-
-    One forward pass per (mask, sequence) gives both the accuracy and the scores: the same sums as
-    mha.training.accuracy(params, sequences, ablate) and mha.training.head_scores (the tests check both).
-    masks: the masks to measure (None: every one); the others' entries are None. Every mask costs a pass over
-    the held-out set, and there are 2^heads of them."""
-    training = mha.training
-    sequences = training.held_out() if sequences is None else sequences
-    names = head_names(params)
-    ablated, scores_off = [], []
-    for mask, off in enumerate(ablation_sets(names)):
-        if masks is not None and mask not in masks:
-            ablated.append(None)
-            scores_off.append(None)
-            continue
-        correct = count = 0
-        sums = [[0.0, 0.0] for _ in names]
-        for tokens, n in sequences:
-            trace = training.forward(params, tokens, ablate=off)
-            pinned = training.pinned_positions(n)
-            correct += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
-            count += len(pinned)
-            for total, (layer, head) in zip(sums, names):
-                total[0] += training.previous_token_score(trace.weights[layer][head])
-                total[1] += training.induction_score(trace.weights[layer][head], n)
-        ablated.append(round(correct / count, 4))
-        scores_off.append([[round(a / len(sequences), 4), round(b / len(sequences), 4)] for a, b in sums])
-    return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,
-            "scores": scores_off[0], "copy": copy_demo(params, names, scores_off[0])}
-
-
-def single_masks(names):
-    """Every head on, and each head alone off: what describe_run() reads, and all an earlier checkpoint keeps."""
-    return {0, *(1 << i for i in range(len(names)))}
-
-
-def mask_of(names, off):
-    """The bit mask over names of the heads in off (the index into measure()'s lists)."""
-    return sum(1 << i for i, name in enumerate(names) if tuple(name) in off)
-
-
-def top_head(scores, which, layers=None):
-    """(index, score) of the head with the largest score `which` (0 previous-token, 1 induction), among
-    the heads whose layer is in layers (all heads when None); scores: [(name, [prev, ind])]."""
-    chosen = [(i, s[which]) for i, (name, s) in enumerate(scores) if layers is None or name[0] in layers]
-    return max(chosen, key=lambda c: c[1]) if chosen else None
-
-
-def copy_demo(params, names, scores):
-    """At the last A of REPEAT and of NEAR: the top induction head's weight on the letter after each earlier A,
-    and the model's guess there with its probability. {"head": index, text: {"weights", "guess", "p"}}."""
-    head = top_head(list(zip(names, scores)), 1)[0]
-    layer, h = names[head]
-    demo = {"head": head}
-    for text in (REPEAT, NEAR):
-        tokens = parse_sequence(text)
-        trace = mha.training.forward(params, tokens)
-        row = trace.weights[layer][h][-1]
-        probs = mha.softmax(trace.logits[-1])
-        guess = argmax(probs)
-        demo[text] = {"weights": [round(row[i + 1], 4) for i in range(len(tokens) - 1) if tokens[i] == tokens[-1]],
-                      "guess": guess, "p": round(probs[guess], 4)}
-    return demo
 
 
 def _compute(seed, count):
@@ -180,7 +113,7 @@ def _compute(seed, count):
             last = step + 1 == steps  # every set of heads switched off at the last one; each head alone before it
             exact = training.round_params(params, None)  # a copy: Adam goes on changing params
             saved.append({"step": step + 1, "params": exact if last else training.round_params(params),
-                          **measure(exact, masks=None if last else single_masks(head_names(exact)))})
+                          **mha.training.measure(exact, masks=None if last else single_masks(head_names(exact)))})
 
     training.train(seed, steps, keep)
     return {"seed": seed, "steps": steps, "losses": losses, "checkpoints": saved}
@@ -216,7 +149,7 @@ def run_data(seed=SEED, count=COUNT):
     return data
 
 
-MEASURED = ("heads", "scores", "ablated", "scores_off", "copy")  # measure()'s keys
+MEASURED = ("heads", "scores", "ablated", "scores_off", "first_token", "copy")  # measure()'s keys
 
 
 def files():
@@ -226,6 +159,7 @@ def files():
     data = run_data()
     public = {**data, "checkpoints": [{k: c[k] for k in ("step", "params", *MEASURED)}
                                       for c in data["checkpoints"]]}
+    public["seeds"] = seeds.sweep()  # the many-seed figure's rows: the page marks the reader's own run among them
     return {"training.json": json.dumps(public, separators=(",", ":")),
             FRAMES_FILE: dom.to_json(other_frames(*_default()))}
 
@@ -300,15 +234,19 @@ def weights_table(weights, tokens, label):
     return dom.table(f"{label} weights", label, head, rows, "train-weights")
 
 
-def head_maps(weights, tokens, what, readable=False):
-    """One captioned heatmap per head (weights: [layer][head] n x n); readable: per-cell weights (the probe)."""
+def head_maps(weights, tokens, what, readable=False, off=frozenset()):
+    """One captioned heatmap per head (weights: [layer][head] n x n); readable: per-cell weights (the probe).
+    A head in off is drawn faded, and its caption says it is off: its pattern is computed, its output not added."""
     maps = []
     for layer, heads in enumerate(weights):
         for head, rows in enumerate(heads):
             name = head_label(layer, head)
-            picture = (readable_heatmap(rows, tokens, name) if readable else
-                       heatmap(rows, tokens, f"{name}: attention on {what} {letters(tokens)}"))
-            maps.append(["figure", {"class": "train-head"}, picture, ["figcaption", {}, name]])
+            gone = (layer, head) in off
+            label = name + (" (off)" if gone else "")
+            picture = (readable_heatmap(rows, tokens, label) if readable else
+                       heatmap(rows, tokens, f"{label}: attention on {what} {letters(tokens)}"))
+            maps.append(["figure", classes("train-head", "off" if gone else ""), picture,
+                         ["figcaption", {}, label]])
     return ["div", {"class": "train-heads"}, *maps]
 
 
@@ -344,9 +282,9 @@ def percent(x):
 
 
 def frame_summary(step, steps, loss, accuracy):
-    """A frame's line; accuracy None: a run still training, whose held-out accuracy is measured at its end."""
+    """A frame's line; accuracy None: a run still training (or stopped), measured only if it reaches its end."""
     shown = (f"held-out accuracy {percent(accuracy)}" if accuracy is not None else
-             "held-out accuracy measured at the end")
+             "held-out accuracy is measured if the run reaches its last step")
     return f"Step {step} of {steps}: batch loss {loss:.3f}, {shown}"
 
 
@@ -407,7 +345,7 @@ def probe(params, tokens, model_name, off=frozenset()):
     table = ["table", {"class": "figure-table train-guesses", "aria-label": "the model's guesses"},
              ["caption", {}, caption],
              ["thead", {}, head], ["tbody", {}, seq, nxt]]
-    return [head_maps(trace.weights, tokens, "your sequence", readable=True),
+    return [head_maps(trace.weights, tokens, "your sequence", readable=True, off=off),
             ["p", {"class": "note train-readout"},
              "Point at a cell, or tab to a square and use the arrow keys, for its exact weight."],
             ["p", {"class": "note"}, "At each position, the letter the model expects next; outlined where the "
@@ -428,8 +366,8 @@ def switched_text(off):
 
 
 def scores_table(measured, names, off, model_name):
-    """Per head: its two scores with the heads in off switched off, and the held-out accuracy with it alone
-    switched off; then the one accuracy line (with the heads in off switched off)."""
+    """Per head: its two scores with the heads in off switched off, and the held-out accuracy with it switched off
+    too (a head already off: a dash); then the one accuracy line, and what single heads do (heads_note)."""
     mask = mask_of(names, off)
     if measured["ablated"][mask] is None:  # an earlier build-time checkpoint keeps each head alone off only
         return [["p", {"class": "note", "id": "train-accuracy"},
@@ -439,12 +377,13 @@ def scores_table(measured, names, off, model_name):
     scores = measured["scores_off"][mask]
     rows = []
     for i, ((layer, head), (prev, ind)) in enumerate(zip(names, scores)):
-        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(layer, head) + (" (off)" if (layer, head) in off
-                                                                                   else "")],
+        gone = (layer, head) in off
+        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(layer, head) + (" (off)" if gone else "")],
                      ["td", {"class": "num"}, f"{prev:.2f}"], ["td", {"class": "num"}, f"{ind:.2f}"],
-                     ["td", {"class": "num"}, percent(measured["ablated"][1 << i])]])
+                     ["td", {"class": "num"}, "\u2014" if gone else percent(measured["ablated"][mask | 1 << i])]])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
-                        ("head", "previous-token score", "induction score", "accuracy without it")]]
+                        ("head", "previous-token score", "induction score",
+                         "accuracy with it off too" if off else "accuracy without it")]]
     now = measured["ablated"][mask]
     line = (f"Held-out accuracy with every head on: {percent(now)}." if not off else
             f"Held-out accuracy with {switched_text(off)} switched off: {percent(now)} "
@@ -454,7 +393,8 @@ def scores_table(measured, names, off, model_name):
     return [["table", {"class": "figure-table train-scores-table", "aria-label": "head scores"},
              ["caption", {}, caption],
              ["thead", {}, head], ["tbody", {}, *rows]],
-            ["p", {"class": "train-accuracy", "id": "train-accuracy"}, line]]
+            ["p", {"class": "train-accuracy", "id": "train-accuracy"}, line],
+            heads_note(describe_run(measured))]
 
 
 def switches(names, off, enabled):
@@ -473,42 +413,39 @@ def capitalised(whose):
 
 # --- what a run formed: the facts every sentence about "your run" is rendered from ---------------
 
-def describe_run(measured):
-    """The facts of a measured run (measure()'s dict), for the sentences that describe it:
-    {"accuracy", "top_previous": (name, score), "top_induction": (name, score), "named": heads whose previous-token
-     or induction score reaches PREVIOUS_MIN or INDUCTION_MIN, as (name, "previous-token" | "induction"),
-     "kind": "circuit" (mha.training.classify finds its pair), "stalled" (accuracy below LEARNED), "early" (the
-     top induction head, >= INDUCTION_MIN, sits in layer 0) or "other";
-     "pair": ((previous-token head, its score), (induction head, its score)) of the circuit, or None (the rules
-     are tried in that order); "partner_off": the induction head's induction score with its partner switched off,
-     or None; "without": [(name, accuracy with it alone off)];
-     "copy": {text: (weights, guess letter, p)} for REPEAT and NEAR, "copy_head": the head those weights are of}.
-
-    The circuit is mha.training.classify()'s verdict, on the same measurements."""
+def describe_run(measured, finished=True):
+    """The facts of a measured run (mha.training.measure's dict), for the sentences that describe it:
+    {"accuracy", "induction": (the top induction head, its score), "previous": (the top previous-token head of an
+     earlier layer, its score) or None, "kind": "circuit" (mha.training.classify finds its pair), "early" (the top
+     induction head reaches INDUCTION_MIN in layer 0), "forming" (no pair yet, at a checkpoint before the run's end: finished
+     False), "stalled" (accuracy below LEARNED) or "other" (learned another way), tried in that order;
+     "missing": classify's failed conditions; "without": [(name, accuracy with it alone off)]; "leaning": the
+     (name, accuracy) of the head whose loss costs most; "sharing": the heads of the previous-token head's layer
+     whose previous-token score reaches PREVIOUS_MIN, as (name, score); "free": heads whose loss costs nothing,
+     as (name, accuracy); "first_token": the induction head's (weight on the first token where the letter has no
+     earlier twin, the same for even weights); "copy", "copy_head": the id demo (mha.training.copy_demo)}."""
     names = [tuple(n) for n in measured["heads"]]
     scores = list(zip(names, measured["scores"]))
     accuracy = measured["ablated"][0]
-    prev_i, prev = top_head(scores, 0)
-    ind_i, ind = top_head(scores, 1)
-    named = [(name, role) for name, s in scores
-             for role, v, least in (("previous-token", s[0], PREVIOUS_MIN), ("induction", s[1], INDUCTION_MIN))
-             if v >= least]
     report = [{"layer": name[0], "head": name[1], "previous_token": s[0], "induction": s[1]} for name, s in scores]
     verdict = mha.training.classify(report, accuracy)
-    pair = partner_off = None
-    if verdict["kind"] == "pair":
-        pair = ((names[prev_i], prev), (names[ind_i], ind))
-        partner_off = measured["scores_off"][1 << prev_i][ind_i][1]
-    kind = ("circuit" if pair else "early" if ind >= INDUCTION_MIN and names[ind_i][0] == 0 else
-            "stalled" if accuracy < LEARNED else "other")
-    missing = verdict["missing"]
+    ind_name = tuple(verdict["induction_head"])
+    previous = None if verdict["previous_token_head"] is None else \
+        (tuple(verdict["previous_token_head"]), verdict["previous_token"])
+    early = verdict["missing"] == ["order"]  # a strong induction head, in layer 0
+    kind = ("circuit" if verdict["kind"] == "pair" else "early" if early else
+            "forming" if not finished else "stalled" if accuracy < LEARNED else "other")
+    without = [(name, measured["ablated"][1 << i]) for i, name in enumerate(names)]
+    sharing = [] if previous is None else [(name, s[0]) for name, s in scores
+                                           if name[0] == previous[0][0] and s[0] >= PREVIOUS_MIN]
     copy = measured["copy"]
-    return {"accuracy": accuracy, "top_previous": (names[prev_i], prev), "top_induction": (names[ind_i], ind),
-            "named": named, "kind": kind, "pair": pair, "partner_off": partner_off, "missing": missing,
-            "without": [(name, measured["ablated"][1 << i]) for i, name in enumerate(names)],
-            "copy_head": names[copy["head"]],
-            "copy": {text: (copy[text]["weights"], LETTERS[copy[text]["guess"]], copy[text]["p"])
-                     for text in (REPEAT, NEAR)}}
+    return {"accuracy": accuracy, "induction": (ind_name, verdict["induction"]), "previous": previous,
+            "kind": kind, "missing": verdict["missing"], "without": without,
+            "leaning": min(without, key=lambda pair: pair[1]), "sharing": sharing,
+            "free": [(name, acc) for name, acc in without if acc >= accuracy],
+            "first_token": measured["first_token"][names.index(ind_name)],
+            "copy_head": tuple(copy["head"]), "copy": {text: copy[key] for text, key in ((REPEAT, "repeat"),
+                                                                                          (NEAR, "near"))}}
 
 
 def score(x):
@@ -517,65 +454,92 @@ def score(x):
 
 def story(facts, whose):
     """The sentences about a measured run (whose: "the build-time run", "your run (seed 3, 200 steps)"), each
-    rendered from describe_run()'s facts: what it scores, what formed, what each head is worth."""
-    (p_name, p), (i_name, i) = facts["top_previous"], facts["top_induction"]
-    first = (f"{capitalised(whose)} reaches {percent(facts['accuracy'])} held-out. Top previous-token "
-             f"score: {head_label(*p_name)}'s, {score(p)}; top induction score: {head_label(*i_name)}'s, {score(i)}.")
+    rendered from describe_run()'s facts: its accuracy, its top heads, what formed."""
+    i_name, i = facts["induction"]
+    first = (f"{capitalised(whose)} reaches {percent(facts['accuracy'])} held-out. Its top induction head: "
+             f"{head_label(*i_name)} ({beside(i, INDUCTION_MIN)})")
+    if facts["previous"] is not None:
+        p_name, p = facts["previous"]
+        first += f"; the top previous-token head before it: {head_label(*p_name)} ({beside(p, PREVIOUS_MIN)})"
     kind = facts["kind"]
     if kind == "circuit":
-        (a, _), (b, _) = facts["pair"]  # what switching a off does to b is section 8's question: not here
-        second = (f"Both pass their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}), the previous-token head in an earlier "
-                  f"layer ({a[0]}) than the induction head ({b[0]}): it formed the circuit.")
+        second = f"Both reach their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}): the pair formed."
     elif kind == "early":
-        second = (f"So no induction head formed after a previous-token head: {head_label(*i_name)} does an "
-                  f"induction-like job in layer 0 by itself, with nothing written by an earlier head to read.")
+        second = "It sits in layer 0, with no earlier layer to read from: no pair."
+    elif kind == "forming":
+        second = f"Not a pair yet: {why_no_pair(facts)}."
     elif kind == "stalled":
-        second = f"No pair formed: {why_no_pair(facts)}; and it is still below {percent(LEARNED)}."
+        second = f"No pair: {why_no_pair(facts)}; and it is still below {percent(LEARNED)}."
     else:
-        name, acc = min(facts["without"], key=lambda pair: pair[1])
-        second = (f"No pair formed: {why_no_pair(facts)}. It found another way, leaning most on "
-                  f"{head_label(*name)} (without it, {percent(acc)}).")
-    without = "; ".join(f"{head_label(*name)} {percent(acc)}" for name, acc in facts["without"])
-    return [["p", {}, first, " ", second, f" Accuracy with one head off: {without}."]]
+        name, acc = facts["leaning"]
+        second = (f"No pair: {why_no_pair(facts)}. It learned another way, leaning most on {head_label(*name)} "
+                  f"(without it, {percent(acc)}).")
+    return [["p", {}, first, ". ", second]]
 
 
 def why_no_pair(facts):
-    """classify()'s failed conditions in words: 'the top induction score, 0.798, is under 0.8' (three
-    decimals, so a score the sentence above shows as 0.80 is not taken for one that reaches 0.8)."""
-    (p_name, p), (i_name, i) = facts["top_previous"], facts["top_induction"]
-    reasons = {"previous_token": f"the top previous-token score, {p:.3f}, is under {PREVIOUS_MIN}",
-               "induction": f"the top induction score, {i:.3f}, is under {INDUCTION_MIN}",
-               "order": f"{head_label(*p_name)} is not in an earlier layer than {head_label(*i_name)}"}
-    return " and ".join(reasons[name] for name in facts["missing"])
+    """classify()'s failed score conditions in words, each score printed beside its line (beside())."""
+    reasons = []
+    if "previous_token" in facts["missing"]:
+        reasons.append(f"its score, {beside(facts['previous'][1], PREVIOUS_MIN)}, is under {PREVIOUS_MIN}")
+    if "induction" in facts["missing"]:
+        reasons.append(f"the induction score, {beside(facts['induction'][1], INDUCTION_MIN)}, is under "
+                       f"{INDUCTION_MIN}")
+    return " and ".join(reasons)
+
+
+def heads_note(facts):
+    """What the scores table shows about single heads, one claim a sentence, each rendered from the run: the
+    heads that share the previous-token job, the heads that cost nothing, where the induction head looks when
+    the letter has no earlier twin."""
+    said = []
+    if len(facts["sharing"]) > 1:
+        layer = facts["sharing"][0][0][0]
+        said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
+            f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
+    for name, acc in facts["free"]:
+        said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
+    (name, _), (weight, even) = facts["induction"], facts["first_token"]
+    parks = ", an attention sink (section 9)" if weight >= SINK else ""
+    said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {score(weight)} of its weight on "
+                f"the first token{parks}; even weights would put {score(even)}.")
+    return ["p", {"class": "note train-heads-note"}, " ".join(said)]
+
+
+SINK = 0.5  # an induction head that puts at least this on the first token, where it has nothing to copy, parks there
 
 
 def copy_story(facts, whose):
     """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges).
 
     Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to."""
-    (rw, rg, rp), (nw, ng, np_) = facts["copy"][REPEAT], facts["copy"][NEAR]
+    repeat, near = facts["copy"][REPEAT], facts["copy"][NEAR]
     name = head_label(*facts["copy_head"])
-    split = " and ".join(score(w) for w in rw)
-    repeat = ("so the guess is C" if rg == "C" else f"yet the guess is {rg}, not C: this run does not copy here")
+    split = " and ".join(score(w) for w in repeat["weights"])
+    rg = LETTERS[repeat["guess"]]
+    said = ("so the guess is C" if rg == "C" else f"yet the guess is {rg}, not C: this run does not copy here")
     return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
-             ["kbd", {}, REPEAT], f": both A's lead to C, {repeat}, with p = {score(rp)}. In ",
-             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in nw)}, and "
-                                f"{near_verdict(nw, ng, np_)}."]]
+             ["kbd", {}, REPEAT], f": both A's lead to C, {said}, with p = {score(repeat['p'])}. In ",
+             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in near['weights'])}, "
+                                f"and {near_verdict(near)}."]]
 
 
-COIN_TOSS = 0.75  # a guess below this probability, between two continuations, is called a coin toss
-FOLLOWS = {"C": "earlier", "D": "later"}  # in NEAR (FACEADBA), the letter after the first A and after the second
+SURE = 0.75  # a guess at or over this probability is the model's pick; under it, the sentence gives both odds
 
 
-def near_verdict(weights, guess, p):
-    """The end of the sentence on NEAR, from its measurements: a coin toss, which A's continuation won, or neither.
-
-    weights: the copying head's weight on the C and on the D (said before this, in copy_story)."""
-    if p < COIN_TOSS:
-        return f"the guess is {guess} with p = {score(p)}, close to a coin toss"
-    if guess not in FOLLOWS:
+def near_verdict(near):
+    """The end of the sentence on NEAR, from its measurements: which A's continuation the model picks (what this
+    task's data taught it: the later twin is always the one to copy), or the odds of both when it is unsure."""
+    guess, p = LETTERS[near["guess"]], near["p"]
+    odds = " and ".join(f"{LETTERS[t]} {score(q)}" for t, q in near["continuations"])
+    if p < SURE:
+        return f"the model is unsure: p = {odds}"
+    if near["guess"] not in [t for t, _ in near["continuations"]]:
         return f"the guess is {guess} with p = {score(p)}, neither A's continuation"
-    return f"the guess is {guess} with p = {score(p)}: the {FOLLOWS[guess]} A wins, whichever id was meant"
+    which = "later" if near["guess"] == near["continuations"][-1][0] else "earlier"
+    return (f"the guess is {guess} with p = {score(p)}: the {which} A's continuation, "
+            + ("as this task's data taught (the later twin is always the one to copy)" if which == "later" else
+               "though this task's data always rewards the later twin"))
 
 
 def unmeasured(whose):
@@ -623,9 +587,14 @@ def _build_switches(state, view, before):
     return switches(head_names(data["checkpoints"][last]["params"]), set(), enabled=False)
 
 
+def finished(data, index):
+    """Whether checkpoint index is the run's end (an earlier one may catch the pair mid-formation)."""
+    return data["checkpoints"][index]["step"] == data["steps"]
+
+
 def _build_story(state, view, before):
     data, last = _default()
-    return story(describe_run(data["checkpoints"][last]), run_name(data, last))
+    return story(describe_run(data["checkpoints"][last], finished(data, last)), run_name(data, last))
 
 
 def _build_copy(state, view, before):
@@ -652,7 +621,23 @@ def _heads_text():
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
+def _sample_run():
+    """SAMPLE's repeated run: the longest tail that repeats the block just before it ("CAFDB")."""
+    return next(SAMPLE[-n:] for n in range(len(SAMPLE) // 2, 0, -1) if SAMPLE[-n:] == SAMPLE[-2 * n:-n])
+
+
+def _cell_seconds():
+    """The training cell's own time budget: its `seconds = ...` line."""
+    source = Path(__file__).resolve().parents[1] / "cells" / "sources" / "training.py"  # build time only
+    line = next(line for line in source.read_text().splitlines() if line.startswith("seconds = "))
+    return line.split("=")[1].strip()
+
+
 PROSE = {
+    "train-look-rows": lambda: f"{len(SAMPLE) - len(_sample_run())} to {len(SAMPLE) - 1}",
+    "train-look-run": _sample_run,
+    "train-look-shift": lambda: str(len(_sample_run()) - 1),
+    "train-cell-seconds": _cell_seconds,
     "train-letters": lambda: f"{LETTERS[0]} to {LETTERS[mha.training.VOCAB - 1]}",
     "train-length": lambda: str(mha.training.LENGTH),
     "train-width": lambda: str(mha.training.WIDTH),

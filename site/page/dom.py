@@ -99,6 +99,16 @@ def vector_text(xs, print_one=number_text):
     return "[" + ", ".join(print_one(x) for x in xs) + "]"
 
 
+def beside(x, line, digits=2):
+    """x printed beside the threshold line: to `digits` decimals, or more where that would put the printed number
+    on the other side of the line (0.7998 beside 0.8 prints as 0.7998, not 0.80)."""
+    for d in range(digits, 17):
+        text = f"{x:.{d}f}"
+        if (float(text) >= line) == (x >= line):
+            return text
+    return repr(x)
+
+
 def signed(x):
     """A change as the figures print it: '+0.1698', '-0.0036'."""
     return f"{x:+.4f}"

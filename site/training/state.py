@@ -14,7 +14,9 @@ in where a transition needs it; the state only holds choices.
 """
 
 import mha.training
+from figures import seeds
 from figures import training as fig
+from page.dom import counted
 
 
 def default_state(count=fig.COUNT):
@@ -59,7 +61,7 @@ def model(state, data):
     whose names it in a sentence: "your run (seed 3, 200 steps)", "the build-time run at step 40"."""
     if state["source"] == "trained" and state["trained"] is not None:
         t = state["trained"]
-        return t["params"], t["measured"], f"your run (seed {t['seed']}, {t['steps']} steps)"
+        return t["params"], t["measured"], f"your run (seed {t['seed']}, {counted(t['steps'], 'step')})"
     checkpoint = data["checkpoints"][state["checkpoint"]]
     return (mha.training.params_from_checkpoint(checkpoint), checkpoint, fig.run_name(data, state["checkpoint"]))
 
@@ -100,10 +102,23 @@ def scores_trees(state, data):
 def story_trees(state, data):
     """fig-train-story's children: the sentences about the shown run, from its measurements."""
     _, measured, whose = model(state, data)
-    return fig.unmeasured(whose) if measured is None else fig.story(fig.describe_run(measured), whose)
+    if measured is None:
+        return fig.unmeasured(whose)
+    done = state["source"] == "trained" or fig.finished(data, state["checkpoint"])  # a reader's run is measured at its end
+    return fig.story(fig.describe_run(measured, done), whose)
 
 
 def copy_trees(state, data):
     """fig-train-copy's children: the id demo for the shown run."""
     _, measured, whose = model(state, data)
     return [] if measured is None else fig.copy_story(fig.describe_run(measured), whose)
+
+
+def seeds_trees(state, data):
+    """fig-seeds' children: the many-seed figure from the run's copy of its rows, the reader's measured run (if
+    any, shown or not) ringed among them."""
+    sweep, trained = data["seeds"], state["trained"]
+    mine = None
+    if trained is not None and trained["measured"] is not None:
+        mine = {"seed": trained["seed"], "steps": trained["steps"], "accuracy": trained["measured"]["ablated"][0]}
+    return [seeds.figure(sweep["seeds"], sweep["setting"]["steps"], mine)]

@@ -42,7 +42,7 @@ def train(seed, steps, post, every=fig.EVERY):
 
     params = mha.training.train(seed, steps, report)
     post(json.dumps({"type": "measuring"}))
-    measured = fig.measure(params)
+    measured = mha.training.measure(params)
     last = [fig.frame(len(losses), steps, losses, measured["ablated"][0], frame["weights"], tokens)]
     post(json.dumps({"type": "done", "seed": seed, "steps": steps, "params": json.dumps(params),
                      "measured": json.dumps(measured), "trees": dom.to_json(last),

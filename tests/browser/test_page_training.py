@@ -300,9 +300,10 @@ def test_switching_off_each_head_redraws_the_patterns_guesses_scores_and_accurac
             f"Held-out accuracy with {fig.head_label(*name)} switched off: {fig.percent(final['ablated'][1 << i])} "
             f"(every head on: {fig.percent(final['ablated'][0])}).")
         rows = reader.get_by_role("table", name="head scores").locator("tbody tr")
-        for j, (prev, ind) in enumerate(final["scores_off"][1 << i]):
+        for j, (prev, ind) in enumerate(final["scores_off"][1 << i]):  # the last column: with head j off too
             expect(rows.nth(j).locator("td")).to_have_text(
-                [f"{prev:.2f}", f"{ind:.2f}", fig.percent(final["ablated"][1 << j])])
+                [f"{prev:.2f}", f"{ind:.2f}", "\u2014" if j == i else fig.percent(final["ablated"][1 << i | 1 << j])])
+        expect(reader.locator("#fig-probe .train-head.off figcaption")).to_have_text([f"{fig.head_label(*name)} (off)"])
         switches.get_by_label(fig.head_label(*name), exact=True).uncheck()
     expect_patterns(reader, params, fig.SAMPLE, set())
     for name in names:
@@ -368,6 +369,7 @@ def test_a_stop_during_training_keeps_the_model_so_far_and_the_figure_above_answ
     expect(reader.locator("#train-stop")).to_be_enabled()
     expect(reader.locator("#train-step")).to_be_disabled()
     expect(reader.locator("#fig-train-slider")).to_be_hidden()
+    expect(reader.locator("#train-mine-note")).to_be_visible()  # why the slider went, and how it comes back
     expect(reader.locator("#train-status")).to_contain_text(re.compile(r"Training: step \d+ of 3000"),
                                                             timeout=TRAIN_TIMEOUT_MS)
     expect(reader.locator("#train-live .train-summary")).to_contain_text("of 3000")
@@ -385,6 +387,8 @@ def test_a_stop_during_training_keeps_the_model_so_far_and_the_figure_above_answ
     expect(reader.locator("#train-start")).to_be_enabled()
     expect(reader.locator("#train-stop")).to_be_disabled()
     expect(reader.locator("#fig-probe caption")).to_contain_text(f"Your run (seed 1, {step} steps)")
+    expect(reader.locator("#train-live .train-summary")).to_contain_text(
+        "held-out accuracy is measured if the run reaches its last step")  # true after a Stop too
     expect(reader.locator("#fig-train-scores")).to_contain_text("measured when training ends")
     expect(reader.locator("#fig-train-story")).to_have_text(
         f"Your run (seed 1, {step} steps) is not measured yet: what it formed is measured on the held-out set "
@@ -451,7 +455,7 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
     reader.locator("#train-start").click()
     expect(reader.locator("#train-status")).to_contain_text(f"Done: {steps} steps", timeout=TRAIN_TIMEOUT_MS)
     params = training.train(seed, steps)  # the same run in CPython (deterministic for a seed)
-    measured = fig.measure(params)
+    measured = training.measure(params)
     facts = fig.describe_run(measured)
     assert facts["kind"] != "circuit"  # the run this test is about: one that does not form it
     whose = f"your run (seed {seed}, {steps} steps)"
@@ -467,7 +471,12 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
     expect(guesses(reader)).to_have_text(expected_guesses(params, fig.SAMPLE))
     expect(reader.locator("#train-live .train-summary")).to_contain_text(f"Step {steps} of {steps}")
     expect(reader.locator("#fig-train-frames")).to_be_hidden()
+    # the seed chart rings the reader's run (steps named: not the sweep's 800), at its seed
+    expect(reader.locator("#fig-seeds .seeds-chart.wide .seed-mine title")).to_have_text(
+        f"your seed {seed}, {steps} steps: {100 * measured['ablated'][0]:.1f}% held-out")
     reader.locator("#train-reset").click()
+    expect(reader.locator("#fig-seeds .seed-mine")).to_have_count(0)
+    expect(reader.locator("#train-mine-note")).to_be_hidden()
     expect(reader.locator("#fig-train-frames")).to_be_visible()
     expect(reader.locator("#train-live")).to_be_hidden()
     expect(reader.locator("#train-step")).to_be_enabled()
@@ -482,15 +491,16 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
 
 # --- the code cell, accessibility ------------------------------------------------------------
 
-def test_the_training_cell_runs_in_the_browser_and_prints_both_scores_per_head(reader):
+def test_the_training_cell_runs_in_the_browser_and_prints_both_top_scores_as_it_trains(reader):
     expect(reader.locator("body")).to_have_attribute("data-cells", "ready", timeout=READY_MS_CELLS)
     reader.get_by_role("button", name="Run cell: training", exact=True).click()
     status = reader.locator("#cell-training-status")
     expect(status).to_have_text(re.compile(r"^(Ran|Failed|Stopped) "), timeout=READY_MS_CELLS)
     expect(status).to_have_text(re.compile(r"^Ran in "))  # well inside the cells' time limit
-    output = reader.locator("#cell-training-output")
-    expect(output).to_contain_text(re.compile(r"layer 0 head 0: previous-token \d\.\d\d, induction \d\.\d\d"))
-    expect(output).to_contain_text(re.compile(r"layer 1 head 0: previous-token \d\.\d\d, induction \d\.\d\d"))
+    output = reader.locator("#cell-training-output")  # it stops itself at 2.5 s, inside the page's 5 s
+    expect(output).to_contain_text(re.compile(r"step +10: loss \d\.\d{3}, top previous-token \d\.\d\d, top induction "
+                                              r"\d\.\d\d"))
+    expect(output).to_contain_text(re.compile(r"held-out accuracy \(32 sequences\): \d+\.\d%"))
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

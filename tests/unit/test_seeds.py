@@ -70,3 +70,20 @@ def test_the_table_lists_every_seed_that_did_not_form_the_pair():
     listed = {text(row[2]): text(row[4]) for row in rows}  # what formed -> which seeds
     others = ", ".join(str(row["seed"]) for row in ROWS if row["learned"] and row["kind"] == "other")
     assert listed[seeds.KINDS["other"]] == others
+
+
+@pytest.mark.parametrize("seed, steps, x, said", [
+    (7, 800, seeds.LEFT + (seeds.WIDTH - seeds.LEFT - seeds.RIGHT) * 7.5 / 100, "your seed 7"),
+    (1234, 1, seeds.WIDTH - seeds.RIGHT, "your seed 1234, 1 step"),  # past the sweep: at the right edge
+])
+def test_the_readers_run_is_ringed_at_its_seed_and_named(seed, steps, x, said):
+    """x: the seed's slot, (seed + 0.5) / 100 of the plot's width from its left; a seed the sweep lacks sits at
+    the plot's right edge. The label names the steps only when they are not the sweep's 800."""
+    mine = {"seed": seed, "steps": steps, "accuracy": 0.5}
+    svg = seeds.chart(ROWS, seeds.WIDTH, 800, mine)
+    (ring,) = [c for c in find(svg, "circle") if "seed-mine" in c[1]["class"]]
+    assert float(ring[1]["cx"]) == pytest.approx(x, abs=0.06)
+    assert float(ring[1]["cy"]) == pytest.approx(seeds.TOP + (seeds.HEIGHT - seeds.TOP - seeds.BOTTOM) * 0.5, abs=0.06)
+    assert text(find(ring, "title")[0]) == f"{said}: 50.0% held-out"
+    assert said in [text(t) for t in find(svg, "text")]
+    assert not [c for c in find(seeds.chart(ROWS), "circle") if "seed-mine" in c[1]["class"]]

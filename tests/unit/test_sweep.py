@@ -1273,12 +1273,13 @@ AT_THE_LINES = [  # rows made up at and just past the lines, with the seed table
      "induction_head": [1, 0], "induction": 0.8},
     {"seed": "just under", "accuracy": 0.8999, "previous_token_head": [0, 0], "previous_token": 0.3999,
      "induction_head": [1, 1], "induction": 0.7999},
-    {"seed": "same layer", "accuracy": 0.95, "previous_token_head": [1, 0], "previous_token": 0.6,
-     "induction_head": [1, 1], "induction": 0.9},
-    {"seed": "one head does both", "accuracy": 0.97, "previous_token_head": [1, 1], "previous_token": 0.5,
-     "induction_head": [1, 1], "induction": 0.95},
-    {"seed": "early induction", "accuracy": 0.93, "previous_token_head": [0, 1], "previous_token": 0.2,
+    {"seed": "a stronger previous-token head beside the induction head", "accuracy": 0.95,
+     "previous_token_head": [0, 1], "previous_token": 0.41, "induction_head": [1, 1], "induction": 0.9,
+     "beside": [1, 0, 0.6]},
+    {"seed": "early induction", "accuracy": 0.93, "previous_token_head": None, "previous_token": None,
      "induction_head": [0, 0], "induction": 0.85},
+    {"seed": "weak induction in layer 0", "accuracy": 0.97, "previous_token_head": None, "previous_token": None,
+     "induction_head": [0, 1], "induction": 0.38},
     {"seed": "stalled", "accuracy": 0.41, "previous_token_head": [0, 0], "previous_token": 0.3,
      "induction_head": [1, 0], "induction": 0.2},
     {"seed": "a pair that has not learned", "accuracy": 0.6, "previous_token_head": [0, 0], "previous_token": 0.45,
@@ -1287,28 +1288,42 @@ AT_THE_LINES = [  # rows made up at and just past the lines, with the seed table
 
 
 def formed_a_pair(row):
-    """The rule, in this file's words: the strongest previous-token head scores at least 0.4, the strongest
-    induction head at least 0.8, and the first sits in an earlier layer than the second."""
+    """The rule, in this file's words: the strongest induction head scores at least 0.8, and the strongest
+    previous-token head of an earlier layer at least 0.4 (a head beside or after it cannot have written what it
+    reads; a row whose induction head is in layer 0 has none)."""
     previous, induction, _ = LINES
-    return (row["previous_token"] >= previous and row["induction"] >= induction
-            and row["previous_token_head"][0] < row["induction_head"][0])
+    return (row["induction"] >= induction and row["previous_token_head"] is not None
+            and row["previous_token"] >= previous and row["previous_token_head"][0] < row["induction_head"][0])
+
+
+def shown(x, line):
+    """x as this file expects it printed beside its line: 2 decimals, or more until the comparison reads true."""
+    digits = 2
+    while (round(x, digits) >= line) != (x >= line):
+        digits += 1
+    return f"{x:.{digits}f}"
 
 
 def measured_from(row):
-    """A measurement (figures.training.measure's dict) with the row's top heads and scores: the other heads
-    score below them, and switching off head i leaves the accuracy times 0.5 + 0.1 i (head (0, 0) matters most)."""
-    top_previous, top_induction = HEADS_22.index(tuple(row["previous_token_head"])), \
-        HEADS_22.index(tuple(row["induction_head"]))
+    """A measurement (mha.training.measure's dict) with the row's top heads and scores: the other heads score
+    below them (but a row's "beside" head, a stronger previous-token score in the induction head's layer), and
+    switching off head i leaves the accuracy times 0.5 + 0.1 i (head (0, 0) matters most)."""
+    top_induction = HEADS_22.index(tuple(row["induction_head"]))
     scores = [[0.01, 0.01] for _ in HEADS_22]
-    scores[top_previous][0], scores[top_induction][1] = row["previous_token"], row["induction"]
+    if row["previous_token_head"] is not None:
+        scores[HEADS_22.index(tuple(row["previous_token_head"]))][0] = row["previous_token"]
+    if "beside" in row:
+        layer, head, value = row["beside"]
+        scores[HEADS_22.index((layer, head))][0] = value
+    scores[top_induction][1] = row["induction"]
     ablated = [None] * 2 ** len(HEADS_22)
     ablated[0] = row["accuracy"]
     for i in range(len(HEADS_22)):
-        ablated[1 << i] = round(row["accuracy"] * (0.5 + 0.1 * i), 4)
-    copy = {"weights": [0.9, 0.8], "guess": 2, "p": 0.95}  # C, after both A's of FACEACBA
+        ablated[1 << i] = row["accuracy"] * (0.5 + 0.1 * i)
+    copy = {"weights": [0.9, 0.8], "guess": 2, "p": 0.95, "continuations": [[2, 0.95], [2, 0.95]]}
     return {"heads": [list(h) for h in HEADS_22], "scores": scores, "ablated": ablated,
-            "scores_off": [scores] * len(ablated),
-            "copy": {"head": top_induction, story_figures.REPEAT: copy, story_figures.NEAR: copy}}
+            "scores_off": [scores] * len(ablated), "first_token": [[0.3, 0.25] for _ in HEADS_22],
+            "copy": {"head": list(row["induction_head"]), "repeat": copy, "near": copy}}
 
 
 def report_rows(row):
@@ -1318,48 +1333,90 @@ def report_rows(row):
             for (layer, head), s in zip(HEADS_22, measured["scores"])]
 
 
+@pytest.mark.parametrize("finished", [True, False], ids=["at the end", "mid-run"])
 @pytest.mark.parametrize("row", SEED_ROWS + AT_THE_LINES, ids=lambda row: f"seed {row['seed']}")
-def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row):
+def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row, finished):
+    """At the run's end a seed without the pair learned another way (or stalled); mid-run it is not a pair yet."""
     pair = formed_a_pair(row)
     previous, induction, learned = LINES
     verdict = mha.training.classify(report_rows(row), row["accuracy"])
     assert verdict["kind"] == ("pair" if pair else "other") and verdict["learned"] == (row["accuracy"] >= learned)
     if "kind" in row:  # the seed table's own verdict, from the run itself
         assert row["kind"] == verdict["kind"] and row["learned"] == verdict["learned"]
-    said = text(story_figures.story(story_figures.describe_run(measured_from(row)), f"seed {row['seed']}"))
-    (pl, ph), (il, ih) = row["previous_token_head"], row["induction_head"]
-    assert said.startswith(f"Seed {row['seed']} reaches {100 * row['accuracy']:.1f}% held-out. Top previous-token "
-                           f"score: layer {pl} head {ph}'s, {row['previous_token']:.2f}; top induction score: "
-                           f"layer {il} head {ih}'s, {row['induction']:.2f}.")
-    assert ("it formed the circuit" in said) == pair
-    early = not pair and row["induction"] >= induction and il == 0
-    assert ("does an induction-like job in layer 0" in said) == early
-    assert ("No pair formed" in said) == (not pair and not early)
-    assert ("still below 90.0%" in said) == (not pair and not early and row["accuracy"] < learned)
-    assert ("It found another way, leaning most on layer 0 head 0" in said) == \
-        (not pair and not early and row["accuracy"] >= learned)  # measured_from: head (0, 0) costs the most
-    if not pair and not early:
-        reasons = {f"the top previous-token score, {row['previous_token']:.3f}, is under 0.4":
-                   row["previous_token"] < previous,
-                   f"the top induction score, {row['induction']:.3f}, is under 0.8": row["induction"] < induction,
-                   f"layer {pl} head {ph} is not in an earlier layer than layer {il} head {ih}": pl >= il}
+    said = text(story_figures.story(story_figures.describe_run(measured_from(row), finished), f"seed {row['seed']}"))
+    il, ih = row["induction_head"]
+    opening = (f"Seed {row['seed']} reaches {100 * row['accuracy']:.1f}% held-out. Its top induction head: "
+               f"layer {il} head {ih} ({shown(row['induction'], induction)})")
+    if row["previous_token_head"] is not None:
+        pl, ph = row["previous_token_head"]
+        assert pl < il  # never a head compared with itself, or with one beside it
+        opening += (f"; the top previous-token head before it: layer {pl} head {ph} "
+                    f"({shown(row['previous_token'], previous)})")
+    assert said.startswith(opening + ". ")
+    early = row["previous_token_head"] is None and row["induction"] >= induction
+    assert ("the pair formed" in said) == pair
+    assert ("no earlier layer to read from" in said) == early
+    rest = not pair and not early
+    assert ("Not a pair yet" in said) == (rest and not finished)
+    assert ("No pair:" in said) == (rest and finished)
+    assert ("still below 90.0%" in said) == (rest and finished and row["accuracy"] < learned)
+    assert ("It learned another way, leaning most on layer 0 head 0" in said) == \
+        (rest and finished and row["accuracy"] >= learned)  # measured_from: head (0, 0) costs the most
+    if rest:
+        reasons = {f"its score, {shown(row['previous_token'] or 0, previous)}, is under 0.4":
+                   row["previous_token"] is not None and row["previous_token"] < previous,
+                   f"the induction score, {shown(row['induction'], induction)}, is under 0.8":
+                   row["induction"] < induction}
         assert {reason: reason in said for reason in reasons} == reasons
-    assert said.endswith("Accuracy with one head off: " + "; ".join(
-        f"layer {layer} head {head} {100 * round(row['accuracy'] * (0.5 + 0.1 * i), 4):.1f}%"
-        for i, (layer, head) in enumerate(HEADS_22)) + ".")
+        for printed, line in re.findall(r"(\d\.\d+), is under (0\.\d)", said):  # beside its line, it reads true
+            assert float(printed) < float(line)
+
+
+@pytest.mark.parametrize("row", SEED_ROWS + AT_THE_LINES, ids=lambda row: f"seed {row['seed']}")
+def test_section_8s_heads_note_says_what_each_heads_numbers_show(row):
+    """The note under the scores table: the previous-token job shared when two heads of that layer pass 0.4, each
+    head whose switching off leaves the accuracy where it was, and the induction head's weight on the first
+    token (an attention sink from 0.5)."""
+    measured = measured_from(row)
+    said = text(story_figures.heads_note(story_figures.describe_run(measured)))
+    passing = [h for h, s in zip(HEADS_22, measured["scores"]) if row["previous_token_head"] is not None
+               and h[0] == row["previous_token_head"][0] and s[0] >= LINES[0]]
+    assert ("previous-token job is shared" in said) == (len(passing) > 1)
+    assert "costs nothing" not in said  # measured_from: every head costs something
+    il, ih = row["induction_head"]
+    assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token; "
+            f"even weights would put 0.25.") in said
+
+
+def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_a_sink():
+    row = dict(SEED_ROWS[0])
+    measured = measured_from(row)
+    measured["ablated"][1 << 2] = measured["ablated"][0]  # layer 1 head 0 off: the accuracy stays
+    pl, ph = row["previous_token_head"]
+    measured["scores"][HEADS_22.index((pl, 1 - ph))][0] = 0.45  # the other head of that layer passes 0.4 too
+    measured["first_token"][HEADS_22.index(tuple(row["induction_head"]))] = [0.5, 0.25]
+    said = text(story_figures.heads_note(story_figures.describe_run(measured)))
+    assert f"Switching off layer 1 head 0 costs nothing ({100 * row['accuracy']:.1f}% without it)." in said
+    assert f"Layer {pl}'s previous-token job is shared: layer {pl} head 0 (" in said and "each pass 0.4" in said
+    assert "puts 0.50 of its weight on the first token, an attention sink (section 9)" in said
 
 
 def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
     """Each dot's title and the table's rows: 'the pair' where the rule finds one, else 'another way' for a seed
-    that reaches 90% held-out and 'stalled' for one that does not."""
+    that reaches 90% held-out and 'stalled' for one that does not; the caption names the closest call."""
     assert tuple(seeds.sweep()["setting"]["heads"]) == (2, 2), "measured_from names two layers of two heads"
     words = {"pair": "the pair", "other": "another way", "stalled": "stalled"}
     kind = ["pair" if formed_a_pair(row) else "other" if row["accuracy"] >= 0.9 else "stalled" for row in SEED_ROWS]
-    chart = seeds.chart(SEED_ROWS)
-    titles = [text(find(dot, "title")[0]) for dot in find(chart, "circle")]
-    assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, {words[k]}; top induction: "
-                      f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {row['induction']:.3f}"
-                      for row, k in zip(SEED_ROWS, kind)]
+    for width in (seeds.WIDTH, seeds.NARROW):
+        dots = find(seeds.chart(SEED_ROWS, width), "circle")
+        assert [f"seed-{k}" in dot[1]["class"] for dot, k in zip(dots, kind)] == [True] * len(SEED_ROWS)
+        if width == seeds.NARROW:
+            assert not any(find(dot, "title") for dot in dots)  # a phone cannot hover: the table lists the seeds
+            continue
+        titles = [text(find(dot, "title")[0]) for dot in dots]
+        assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, {words[k]}; top induction: "
+                          f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {shown(row['induction'], 0.8)}"
+                          for row, k in zip(SEED_ROWS, kind)]
     listed = {text(row[2]): [text(td) for td in find(row, "td")] for row in find(seeds.table(SEED_ROWS), "tr")[1:]}
     for k, label in seeds.KINDS.items():
         mine = [str(row["seed"]) for row, kk in zip(SEED_ROWS, kind) if kk == k]
@@ -1369,6 +1426,10 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
     learned = sum(1 for row in SEED_ROWS if row["accuracy"] >= 0.9)
     assert seeds.summary(SEED_ROWS).startswith(f"{learned} of {len(SEED_ROWS)} seeds reach 90% held-out accuracy; "
                                                f"{pairs} of them form")
+    closest = min(SEED_ROWS, key=lambda row: abs(row["induction"] - 0.8))
+    said = text(seeds.figure(SEED_ROWS))
+    assert (f"seed {closest['seed']}'s induction head scores {shown(closest['induction'], 0.8)}, just "
+            f"{'under' if closest['induction'] < 0.8 else 'over'} 0.8") in said
 
 
 COPIES = list(itertools.product("CDA", (0.5, 0.7499, 0.75, 0.93), "CDA", (0.6, 0.75, 0.99)))
@@ -1376,15 +1437,15 @@ COPIES = list(itertools.product("CDA", (0.5, 0.7499, 0.75, 0.93), "CDA", (0.6, 0
 
 @pytest.mark.parametrize("repeat_guess, repeat_p, near_guess, near_p", COPIES)
 def test_section_8s_copy_story_says_each_guess_as_measured(repeat_guess, repeat_p, near_guess, near_p):
-    """FACEACBA: the guess is C if the run copies. FACEADBA: below p = 0.75 a coin toss; else the earlier A
-    wins with C, the later with D, and any other letter is neither A's continuation."""
+    """FACEACBA: the guess is C if the run copies. FACEADBA: below p = 0.75 unsure, with both continuations' odds;
+    else D is the later A's continuation (what the task's data taught), C the earlier's, A neither."""
     row = SEED_ROWS[0]
     measured = measured_from(row)
     letters = story_figures.LETTERS
-    measured["copy"][story_figures.REPEAT] = {"weights": [0.91, 0.87], "guess": letters.index(repeat_guess),
-                                              "p": repeat_p}
-    measured["copy"][story_figures.NEAR] = {"weights": [0.52, 0.44], "guess": letters.index(near_guess),
-                                            "p": near_p}
+    measured["copy"]["repeat"] = {"weights": [0.91, 0.87], "guess": letters.index(repeat_guess), "p": repeat_p,
+                                  "continuations": [[2, 0.4], [2, 0.4]]}
+    measured["copy"]["near"] = {"weights": [0.52, 0.44], "guess": letters.index(near_guess), "p": near_p,
+                                "continuations": [[2, 0.31], [3, 0.27]]}
     said = text(story_figures.copy_story(story_figures.describe_run(measured), "seed 0"))
     (il, ih) = row["induction_head"]
     assert said.startswith(f"In seed 0, layer {il} head {ih} (its top induction head) puts 0.91 and 0.87 on the C "
@@ -1392,10 +1453,12 @@ def test_section_8s_copy_story_says_each_guess_as_measured(repeat_guess, repeat_
     assert ("so the guess is C" in said) == (repeat_guess == "C")
     assert (f"yet the guess is {repeat_guess}, not C: this run does not copy here" in said) == (repeat_guess != "C")
     assert f"with p = {repeat_p:.2f}. In FACEADBA one A leads to C and one to D: 0.52 and 0.44" in said
-    ending = (f"the guess is {near_guess} with p = {near_p:.2f}, close to a coin toss" if near_p < 0.75 else
+    ending = ("the model is unsure: p = C 0.31 and D 0.27" if near_p < 0.75 else
               f"the guess is {near_guess} with p = {near_p:.2f}, neither A's continuation" if near_guess == "A" else
-              f"the guess is {near_guess} with p = {near_p:.2f}: the {'earlier' if near_guess == 'C' else 'later'} "
-              f"A wins, whichever id was meant")
+              f"the guess is D with p = {near_p:.2f}: the later A's continuation, as this task's data taught (the "
+              f"later twin is always the one to copy)" if near_guess == "D" else
+              f"the guess is C with p = {near_p:.2f}: the earlier A's continuation, though this task's data always "
+              f"rewards the later twin")
     assert said.endswith(ending + ".")
 
 

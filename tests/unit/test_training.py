@@ -202,7 +202,8 @@ def row(layer, head, previous_token, induction, accuracy_ablated=0.5):
             "accuracy_ablated": accuracy_ablated}
 
 
-# (case, head_report rows, accuracy, expected kind, top previous-token head, top induction head, what fails)
+# (case, head_report rows, accuracy, expected kind, previous-token head (of an earlier layer than the induction
+# head), top induction head, what fails)
 CIRCUITS = [
     ("the textbook pair, with a spare head in each layer",
      [row(0, 0, 0.15, 0.05), row(0, 1, 0.92, 0.02, 0.3), row(1, 0, 0.2, 0.97, 0.2), row(1, 1, 0.1, 0.1)],
@@ -211,11 +212,13 @@ CIRCUITS = [
      [row(0, 0, PREVIOUS_TOKEN_MIN, 0.0), row(1, 0, 0.0, INDUCTION_MIN)], 0.95, "pair", [0, 0], [1, 0], []),
     ("the induction score just below its threshold",
      [row(0, 0, 0.9, 0.0), row(1, 0, 0.0, INDUCTION_MIN - 0.01)], 0.95, "other", [0, 0], [1, 0], ["induction"]),
-    ("the top induction head in layer 0 (seed 12 of the one-head model): no pair",
-     [row(0, 0, 0.5, 0.42), row(1, 0, 0.3, 0.02)], 0.883, "other", [0, 0], [0, 0], ["induction", "order"]),
-    ("the top previous-token head in the last layer, the induction head before it",
-     [row(0, 0, 0.1, 0.6), row(1, 0, 0.8, 0.1)], 0.99, "other", [1, 0], [0, 0], ["induction", "order"]),
-    ("seed 75 of (2, 2): 0.27 previous-token in layer 1, 0.7983 induction: both under, and out of order",
+    ("the top induction head in layer 0 (seed 12 of the one-head model): no earlier layer to search",
+     [row(0, 0, 0.5, 0.42), row(1, 0, 0.3, 0.02)], 0.883, "other", None, [0, 0], ["order", "induction"]),
+    ("seed 99 of (2, 2): a layer-1 head scores higher on previous-token (0.430) than layer 0's best (0.403), "
+     "but only layer 0 can have written what layer 1 head 1 reads",
+     [row(0, 0, 0.31, 0.05), row(0, 1, 0.403, 0.06), row(1, 0, 0.430, 0.04), row(1, 1, 0.11, 0.945)],
+     0.999, "pair", [0, 1], [1, 1], []),
+    ("seed 75 of (2, 2): 0.27 previous-token in layer 0, 0.7983 induction: both under",
      [row(0, 0, 0.27, 0.37), row(0, 1, 0.26, 0.07), row(1, 0, 0.23, 0.7983), row(1, 1, 0.2671, 0.08)],
      0.9936, "other", [0, 0], [1, 0], ["previous_token", "induction"]),
 ]
@@ -228,7 +231,7 @@ def test_classify_names_the_top_heads_and_whether_they_form_a_pair(case, report,
     assert result["missing"] == missing
     assert result["learned"] is (acc >= 0.9)
     by_name = {(r["layer"], r["head"]): r for r in report}
-    assert result["without_previous_token"] == by_name[tuple(prev)]["accuracy_ablated"]
+    assert result["without_previous_token"] == (None if prev is None else by_name[tuple(prev)]["accuracy_ablated"])
     assert result["without_induction"] == by_name[tuple(ind)]["accuracy_ablated"]
     assert json.loads(json.dumps(result)) == result  # plain JSON for the page and the many-seed figure
 

@@ -12,7 +12,7 @@ position), and each head is two 18 x 18 matrices, W_QK and W_OV; HEADS = (2, 2).
     predict(params, [3, 1, 4, 1, 5, 0, 2, 5, 0, 2, 5, 0], ablate={(0, 0)})  # patterns, probabilities, guesses
 
 Modules: task (sequences), model (forward), gradients (backward by hand),
-adam, train, probes, roles (classify), checkpoints. Standard library only.
+adam, train, probes, roles (classify), checkpoints, measure (what the page shows). Standard library only.
 """
 
 from .task import LENGTH, VOCAB, held_out, make_batch, make_sequence, pinned_positions
@@ -24,6 +24,7 @@ from .probes import (accuracy, composition, evaluate, head_names, head_report, h
                      previous_token_score)
 from .roles import INDUCTION_MIN, LEARNED_MIN, PREVIOUS_TOKEN_MIN, classify, pattern_change
 from .checkpoints import checkpoints, params_from_checkpoint, round_params
+from .measure import NEAR, REPEAT, ablation_sets, copy_demo, first_token_weight, mask_of, measure, single_masks
 
 __all__ = (
     "LENGTH", "VOCAB", "held_out", "make_batch", "make_sequence", "pinned_positions",
@@ -31,5 +32,6 @@ __all__ = (
     "learning_rate", "BATCH", "HORIZON", "STEPS", "train", "accuracy", "evaluate", "head_report",
     "head_scores", "head_names", "composition", "classify", "pattern_change", "PREVIOUS_TOKEN_MIN", "INDUCTION_MIN", "LEARNED_MIN",
     "induction_score", "predict", "previous_token_score", "checkpoints",
-    "params_from_checkpoint", "round_params",
+    "params_from_checkpoint", "round_params", "NEAR", "REPEAT", "ablation_sets", "copy_demo",
+    "first_token_weight", "mask_of", "measure", "single_masks",
 )

@@ -71,9 +71,10 @@ def circuit_line(circuit):
     if circuit["kind"] == "pair":
         return (f"circuit: {name(circuit['previous_token_head'])} (previous-token) -> "
                 f"{name(circuit['induction_head'])} (induction)")
-    return (f"circuit: no previous-token -> induction pair; top previous-token "
-            f"{name(circuit['previous_token_head'])} {circuit['previous_token']:.3f}, "
-            f"top induction {name(circuit['induction_head'])} {circuit['induction']:.3f}")
+    previous = ("no earlier layer" if circuit["previous_token_head"] is None else
+                f"{name(circuit['previous_token_head'])} {circuit['previous_token']:.3f}")
+    return (f"circuit: no previous-token -> induction pair; top induction {name(circuit['induction_head'])} "
+            f"{circuit['induction']:.3f}, top previous-token before it: {previous}")
 
 
 def main(argv=None):

@@ -1,9 +1,10 @@
 """What formed in a trained run, named from its measurements: the function a page's prose is built from.
 
 classify(report, accuracy) reads head_report()'s rows and the held-out accuracy and returns plain
-JSON-able data: which head has the top previous-token score, which the top induction score, and
-whether they form a previous-token -> induction pair (the first in an earlier layer, both scores
-over their thresholds). Anything else is "other": the run found some other way, or none.
+JSON-able data: which head has the top induction score, which head of an earlier layer has the top
+previous-token score, and whether they form a previous-token -> induction pair (both scores at or over
+their thresholds). Anything else is "other": the run found some other way, or none. The thresholds are
+lines drawn in the gaps of a sweep: a run just under one is a call, not a different kind of model.
 """
 
 # The thresholds sit in the gaps of bench/training_seeds.py's sweep of the (2, 2) model (seeds 0-71).
@@ -26,23 +27,28 @@ def classify(report, accuracy):
     """A run's circuit from its head_report() rows and held-out accuracy, as JSON-able data:
 
     {"kind": "pair" or "other", "learned": accuracy >= LEARNED_MIN, "accuracy",
-     "previous_token_head": [layer, head], "previous_token": its score,
-     "induction_head": [layer, head], "induction": its score,
+     "induction_head": [layer, head] (the top induction score), "induction": its score,
+     "previous_token_head": [layer, head] (the top previous-token score among the heads of earlier layers than
+     the induction head; None when it sits in layer 0), "previous_token": its score (None with it),
      "without_previous_token", "without_induction": accuracy with that head switched off,
-     "missing": which of the pair's conditions fail, in this order: "previous_token" (its score is under
-     PREVIOUS_TOKEN_MIN), "induction" (under INDUCTION_MIN), "order" (not in an earlier layer); [] for a pair}.
-    A pair: the top previous-token head sits in an earlier layer than the top induction head,
-    and their scores reach PREVIOUS_TOKEN_MIN and INDUCTION_MIN.
+     "missing": which of the pair's conditions fail, in this order: "order" (no earlier layer), "previous_token"
+     (its score is under PREVIOUS_TOKEN_MIN), "induction" (under INDUCTION_MIN); [] for a pair}.
+    Only earlier layers are searched for the previous-token head: a head beside the induction head, or after
+    it, cannot have written what the induction head reads.
     """
-    prev, ind = top(report, "previous_token"), top(report, "induction")
-    missing = [name for name, failed in (("previous_token", prev["previous_token"] < PREVIOUS_TOKEN_MIN),
-                                         ("induction", ind["induction"] < INDUCTION_MIN),
-                                         ("order", prev["layer"] >= ind["layer"])) if failed]
+    ind = top(report, "induction")
+    earlier = [row for row in report if row["layer"] < ind["layer"]]
+    prev = top(earlier, "previous_token") if earlier else None
+    missing = [name for name, failed in (("order", prev is None),
+                                         ("previous_token", prev is not None
+                                          and prev["previous_token"] < PREVIOUS_TOKEN_MIN),
+                                         ("induction", ind["induction"] < INDUCTION_MIN)) if failed]
     return {"kind": "other" if missing else "pair", "missing": missing,
             "learned": accuracy >= LEARNED_MIN, "accuracy": accuracy,
-            "previous_token_head": [prev["layer"], prev["head"]], "previous_token": prev["previous_token"],
+            "previous_token_head": None if prev is None else [prev["layer"], prev["head"]],
+            "previous_token": None if prev is None else prev["previous_token"],
             "induction_head": [ind["layer"], ind["head"]], "induction": ind["induction"],
-            "without_previous_token": prev.get("accuracy_ablated"),
+            "without_previous_token": None if prev is None else prev.get("accuracy_ablated"),
             "without_induction": ind.get("accuracy_ablated")}
 
 

@@ -1,0 +1,89 @@
+"""What the page shows of a trained model, measured once: accuracy and scores for sets of heads switched off,
+the id demo, and where a head looks when the letter has no earlier twin.
+
+Full precision everywhere: a number is rounded only where a person reads it.
+"""
+
+from ..softmax import softmax
+from .model import argmax, forward
+from .probes import head_names, induction_score, previous_token_score
+from .task import held_out, pinned_positions
+
+REPEAT = (5, 0, 2, 4, 0, 2, 1, 0)  # FACEACBA: both earlier A's are followed by C (an exact repeat)
+NEAR = (5, 0, 2, 4, 0, 3, 1, 0)    # FACEADBA: one A is followed by C, one by D (a near-duplicate that diverges)
+
+
+def ablation_sets(names):
+    """Every set of heads, by bit mask over names: mask m switches off names[i] when bit i is set."""
+    return [{names[i] for i in range(len(names)) if m >> i & 1} for m in range(1 << len(names))]
+
+
+def single_masks(names):
+    """Mask 0 (every head on) and each head alone off: {0, 1, 2, 4, ...}."""
+    return {0, *(1 << i for i in range(len(names)))}
+
+
+def mask_of(names, off):
+    """The bit mask over names of the heads in off."""
+    return sum(1 << i for i, name in enumerate(names) if tuple(name) in off)
+
+
+def first_token_weight(weights, tokens):
+    """(sum of weights[i][0], sum of 1 / (i + 1), count) over the positions i >= 1 whose token has no earlier
+    twin: what the head puts on the first token there, and what even weights over 0..i would put."""
+    fresh = [i for i in range(1, len(tokens)) if tokens[i] not in tokens[:i]]
+    return sum(weights[i][0] for i in fresh), sum(1 / (i + 1) for i in fresh), len(fresh)
+
+
+def copy_demo(params, head):
+    """At the last token of REPEAT and of NEAR, head (layer, head)'s weight on the token after each earlier twin
+    of it, the model's guess and its probability, and each earlier twin's continuation with its probability:
+    {"head": [layer, head], "repeat" | "near": {"weights", "guess", "p", "continuations": [[token, p], ...]}}."""
+    layer, h = head
+    demo = {"head": [layer, h]}
+    for key, tokens in (("repeat", REPEAT), ("near", NEAR)):
+        trace = forward(params, list(tokens))
+        row = trace.weights[layer][h][-1]
+        probs = softmax(trace.logits[-1])
+        after = [i + 1 for i in range(len(tokens) - 1) if tokens[i] == tokens[-1]]
+        guess = argmax(probs)
+        demo[key] = {"weights": [row[i] for i in after], "guess": guess, "p": probs[guess],
+                     "continuations": [[tokens[i], probs[tokens[i]]] for i in after]}
+    return demo
+
+
+def measure(params, sequences=None, masks=None):
+    """{"heads": [[layer, head], ...], "ablated": [accuracy with mask m's heads off, for every m],
+     "scores_off": [[[previous_token, induction] per head] for every m], "scores": scores_off[0],
+     "first_token": [[mean weight on the first token where the letter has no earlier twin, the same for even
+     weights] per head], "copy": copy_demo() of the top induction head}, on the held-out set (or sequences).
+
+    One forward pass per (mask, sequence) gives the accuracy (mha.training.accuracy's sums) and the scores
+    (head_scores'). masks: the masks to measure (None: all 2^heads); the others' entries are None."""
+    sequences = held_out() if sequences is None else sequences
+    names = head_names(params)
+    ablated, scores_off, first = [], [], [[0.0, 0.0, 0] for _ in names]
+    for mask, off in enumerate(ablation_sets(names)):
+        if masks is not None and mask not in masks:
+            ablated.append(None)
+            scores_off.append(None)
+            continue
+        correct = count = 0
+        sums = [[0.0, 0.0] for _ in names]
+        for tokens, n in sequences:
+            trace = forward(params, tokens, ablate=off)
+            pinned = pinned_positions(n)
+            correct += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
+            count += len(pinned)
+            for i, (total, (layer, head)) in enumerate(zip(sums, names)):
+                total[0] += previous_token_score(trace.weights[layer][head])
+                total[1] += induction_score(trace.weights[layer][head], n)
+                if mask == 0:
+                    first[i] = [a + b for a, b in zip(first[i], first_token_weight(trace.weights[layer][head],
+                                                                                   tokens))]
+        ablated.append(correct / count)
+        scores_off.append([[a / len(sequences), b / len(sequences)] for a, b in sums])
+    top = max(range(len(names)), key=lambda i: scores_off[0][i][1])
+    return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,
+            "scores": scores_off[0], "first_token": [[w / k, even / k] if k else [0.0, 0.0] for w, even, k in first],
+            "copy": copy_demo(params, names[top])}
