@@ -1,4 +1,4 @@
-"""Section 9 as a figure: one softmax row has one budget, and distractors compete for it.
+"""Section 10 as a figure: one softmax row has one budget, and distractors compete for it.
 
 The tokens are lesson data (mha.lesson): the relevant token 0, then k distractors, then
 the query as the last token, read under a causal mask as a decoder-only model reads it
@@ -151,7 +151,7 @@ WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM, LABEL_GAP = WIDE[1:]  # the desktop dra
 Y_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 X_TICKS = (0, 1, 10, 100, MAX_DISTRACTORS)  # labelled; between them, unlabelled marks at 3, 30, 300
 X_MINOR = (3, 30, 300)
-HELD = "held"  # head 0's line, dot and name: hidden by competition.css until section 9's question is checked
+HELD = "held"  # head 0's line, dot and name: hidden by competition.css until section 10's question is checked
 
 
 def _x(k, at=WIDE):
@@ -260,7 +260,7 @@ def _prose_numbers():
 
 # --- the registry: this family's elements ----------------------------------------
 
-FIGURES = {  # section 9: one budget per row
+FIGURES = {  # section 10: one budget per row
     "fig-distractors": Figure(lambda s, v, b: [distractor_input(s["distractors"])], ("controls",)),
     "competition-chart": Figure(lambda s, v, b: [competition_chart(s["distractors"], at) for at in (WIDE, NARROW)],
                                 ("competition", "controls")),

@@ -500,7 +500,7 @@ def heads_note(facts):
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]
-    parks = ", an attention sink (section 9)" if weight >= SINK else ""
+    parks = ", an attention sink (section 10)" if weight >= SINK else ""
     said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {score(weight)} of its weight on "
                 f"the first token{parks}; even weights would put {score(even)}.")
     return ["p", {"class": "note train-heads-note"}, " ".join(said)]

@@ -1398,7 +1398,7 @@ def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_
     said = text(story_figures.heads_note(story_figures.describe_run(measured)))
     assert f"Switching off layer 1 head 0 costs nothing ({100 * row['accuracy']:.1f}% without it)." in said
     assert f"Layer {pl}'s previous-token job is shared: layer {pl} head 0 (" in said and "each pass 0.4" in said
-    assert "puts 0.50 of its weight on the first token, an attention sink (section 9)" in said
+    assert "puts 0.50 of its weight on the first token, an attention sink (section 10)" in said
 
 
 def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
