@@ -176,7 +176,7 @@ def test_the_calculator_reads_numbers_as_it_prints_them_and_bills_in_tib(reader)
     reader.locator("#kv-seq-len").fill("8,192")
     reader.locator("#kv-batch").fill("100,000")
     expect(reader.locator("#kv-error")).to_be_empty()
-    expect(reader.locator("#kv-bill")).to_contain_text("× 100000 conversations = 97.66 TiB")
+    expect(reader.locator("#kv-bill")).to_contain_text("× 100,000 conversations = 97.66 TiB")
 
 
 def test_your_own_shape_drops_the_models_name_from_the_bill(reader):
@@ -185,5 +185,5 @@ def test_your_own_shape_drops_the_models_name_from_the_bill(reader):
     expect(caption).to_contain_text("your own shape")
     expect(caption).not_to_contain_text("Llama")
     reader.locator("#kv-seq-len").fill("4096")  # a length typed after it keeps the reader's choice
-    expect(caption).to_contain_text("your own shape: 4096 tokens")
+    expect(caption).to_contain_text("your own shape: 4,096 tokens")
     expect(reader.locator("#kv-model")).to_have_value("custom")

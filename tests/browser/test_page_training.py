@@ -347,8 +347,8 @@ def test_the_switch_off_question_is_checked_against_the_measured_answer(reader):
 
 
 @pytest.mark.parametrize("box, typed, words", [("#train-seed", "abc", "seed: 'abc' is not a whole number"),
-                                               ("#train-seed", "-4", "seed must be between 0 and 999999"),
-                                               ("#train-steps", "0", "steps must be between 1 and 3000")])
+                                               ("#train-seed", "-4", "seed must be between 0 and 999,999"),
+                                               ("#train-steps", "0", "steps must be between 1 and 3,000")])
 def test_a_bad_seed_or_step_count_gets_a_sentence_and_train_does_not_start(reader, box, typed, words):
     reader.locator(box).fill(typed)
     expect(reader.locator("#train-seed-error")).to_contain_text(words)

@@ -40,9 +40,9 @@ def test_each_cell_is_placed_once_exactly_as_the_cells_expect(name):
     assert PAGE.count(f'data-cell="{name}"') == 1
 
 
-def test_nine_numbered_sections_in_order_then_the_sources_with_the_lesson_numbers_and_the_privacy_sentence():
-    assert len(re.findall(r"<section ", MAIN)) == len(re.findall(r"<h2 ", MAIN)) == 10
-    assert re.findall(r"<h2 [^>]*>(\d+)\. ", MAIN) == [str(n) for n in range(1, 10)]
+def test_ten_numbered_sections_in_order_then_the_sources_with_the_lesson_numbers_and_the_privacy_sentence():
+    assert len(re.findall(r"<section ", MAIN)) == len(re.findall(r"<h2 ", MAIN)) == 11
+    assert re.findall(r"<h2 [^>]*>(\d+)\. ", MAIN) == [str(n) for n in range(1, 11)]
     assert MAIN.rstrip().endswith("</section>") and '<h2 id="references-title">Sources</h2>' in MAIN
     explained = " ".join(answer["explanation"] for answer in questions.answers().values())
     for number in NUMBERS:

@@ -207,7 +207,7 @@ def test_the_heads_note_says_who_shares_the_job_what_costs_nothing_and_where_the
     assert said == ("Layer 0's previous-token job is shared: layer 0 head 0 (0.52) and layer 0 head 1 (0.48) each "
                     "pass 0.4. Switching off layer 1 head 0 costs nothing (100.0% without it). Where a letter has "
                     "no earlier twin, layer 1 head 1 puts 0.62 of its weight on the first token, an attention sink "
-                    "(section 9); even weights would put 0.28.")
+                    "(section 10); even weights would put 0.28.")
 
 
 def test_a_near_duplicate_that_is_no_coin_toss_says_which_continuation_won_and_why():
