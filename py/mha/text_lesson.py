@@ -30,7 +30,7 @@ DEFAULT_PROMPT = DEFAULT_FORM.format("k7q2xm")
 MIN_ID = 3
 FILLER = " and the log says it ran fine "  # what pads a moved id's text to the full context
 SWAP = "0123456789abcdefghijklmnopqrstuvwxyz"  # a near-duplicate's end: each character the next one here
-WORD = re.compile(f"[{SWAP}]+")  # an id is a whole word of these (parsed text is lower case)
+WORD = f"[{SWAP}]+"  # an id is a whole word of these (parsed text is lower case): a re pattern
 TYPICAL_COUNT, TYPICAL_SEED, TYPICAL_LENGTH = 60, 0, 6  # typical(): how many random ids, their seed, their length
 
 
@@ -75,7 +75,7 @@ def find_id(text):
     """The id (Id) of the last word that repeats an earlier one, or None. Words are whole runs of letters and
     digits; a repeat is the same word, or one sharing MIN_ID or more leading characters before both go on
     differently. Its partner: an exact copy if there is one, else the longest shared start; the nearest on ties."""
-    words = [(m.start(), m.group()) for m in WORD.finditer(text)]
+    words = [(m.start(), m.group()) for m in re.finditer(WORD, text)]
     for k in range(len(words) - 1, 0, -1):
         last, word = words[k]
         best = None
@@ -115,8 +115,9 @@ def near_duplicate_prompts(text, context):
         return [("yours", prompt)]
     after = found.first + len(found.text)
     inserted = [text[:after] + " " + copy + text[after:found.prompt_length] for copy in (found.text, found.near)]
-    if len(inserted[0]) + len(found.end) > context:
-        raise ValueError(f"With a second copy and the id's end the experiment needs {len(inserted[0]) + len(found.end)} "
+    needs = len(inserted[0]) + len(found.end)
+    if needs > context:
+        raise ValueError(f"With a second copy and the id's end the experiment needs {needs} "
                          f"characters, over the model's {context}: shorten the text before the id's last copy.")
     return [("one", prompt), ("exact", inserted[0]), ("near", inserted[1])]
 
@@ -177,8 +178,8 @@ def typical(model, ids=None, form=DEFAULT_FORM):
 def _id_or_refuse(text):
     found = find_id(text)
     if found is None:
-        raise ValueError(f"No id to test: write a run of {MIN_ID} or more letters and digits twice, as in the default "
-                         f"text.")
+        raise ValueError(f"No id to test: write a word of {MIN_ID} or more letters and digits twice, as in the default "
+                         f"text (or a second time with another end).")
     return found
 
 

@@ -194,20 +194,22 @@ def shown_text(text):
 def outcome(trial, found):
     """What the model's guesses write after the prompt, and each end's probability (all its characters, in turn).
 
-    One end tested: 'it writes 2xm (p = 0.5663 for all 3 characters)' or 'it does not write 2xm (...)'.
+    One end tested: 'it writes 2xm (p = 0.5663 over its 3 characters)' or 'it does not write 2xm (...)'.
     Two: 'it writes 2xm, the earlier copy's end (p = 0.29 for 2xm, 0.07 for 3yn)' or 'it writes neither end'."""
     ends = list(trial.probabilities)
     if len(ends) == 1:
         end = ends[0]
         written = f"it writes {end}" if trial.copied else f"it does not write {end}"
-        return f"{written} (p = {chance_text(trial.probabilities[end])} for all {len(end)} characters)"
+        count = f"{len(end)} character" + ("s" if len(end) > 1 else "")
+        return f"{written} (p = {chance_text(trial.probabilities[end])} over its {count})"
     named = {found.end: "the earlier copy's end", found.near_end: "the near-duplicate's end"}
     written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
     return (f"{written} (p = {chance_text(trial.probabilities[found.end])} for {found.end}, "
             f"{chance_text(trial.probabilities[found.near_end])} for {found.near_end})")
 
 
-NEAR_KINDS = {"one": "One copy", "exact": "Exact repeat", "near": "Near-duplicate", "yours": "Your near-duplicate"}
+NEAR_KINDS = {"one": "As written", "exact": "An exact copy added", "near": "A near-duplicate added",
+              "yours": "Your near-duplicate, as written"}
 
 
 def near_story(trials, found, kinds):

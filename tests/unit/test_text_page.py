@@ -78,7 +78,7 @@ def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends(
     said = text(trees["fig-text-near"])
     p = {end: mha.text.continuation_probability(MODEL, "tool: k7q2xm\nai: k7q", end).probability
          for end in ("2xm", "9ab")}
-    assert said.startswith("Your near-duplicate, tool:\u2423k7q2xm\u21b5ai:\u2423k7q: ")
+    assert said.startswith("Your near-duplicate, as written, tool:\u2423k7q2xm\u21b5ai:\u2423k7q: ")
     assert f"{fig.chance_text(p['2xm'])} for 2xm, {fig.chance_text(p['9ab'])} for 9ab" in said
     assert "k7q k7q" not in said  # no copy inserted that would split the reader's id
 
@@ -260,15 +260,16 @@ def test_the_experiments_sentences_print_mha_texts_probabilities(off):
             written += mha.text.read(MODEL, prompt + written, sorted(off)).guess[-1]
         return written
 
-    for line, prompt, kind in [(near_lines[0], one, "One copy"), (near_lines[1], exact, "Exact repeat"),
+    for line, prompt, kind in [(near_lines[0], one, "As written"), (near_lines[1], exact, "An exact copy added"),
                                (moved_lines[0], here, None), (moved_lines[1], back, None)]:
         if kind:  # the whole prompt shown, its space and newline visible, and only the end it asks for
             assert line.startswith(f"{kind}, {fig.shown_text(prompt)}: ")
         verb = "it writes 2xm" if greedy(prompt, "2xm") == "2xm" else "it does not write 2xm"
-        assert f"{verb} (p = {fig.chance_text(p(prompt, '2xm'))} for all 3 characters)" in line
+        assert f"{verb} (p = {fig.chance_text(p(prompt, '2xm'))} over its 3 characters)" in line
         assert "3yn" not in line and "neither" not in line
-    assert near_lines[2].startswith(f"Near-duplicate, {fig.shown_text(near)}: ")
-    assert f"(p = {fig.chance_text(p(near, '2xm'))} for 2xm, {fig.chance_text(p(near, '3yn'))} for 3yn)" in near_lines[2]
+    assert near_lines[2].startswith(f"A near-duplicate added, {fig.shown_text(near)}: ")
+    both = f"(p = {fig.chance_text(p(near, '2xm'))} for 2xm, {fig.chance_text(p(near, '3yn'))} for 3yn)"
+    assert both in near_lines[2]
     written = greedy(near, "2xm"), greedy(near, "3yn")
     said = ("it writes 2xm" if written[0] == "2xm" else "it writes 3yn" if written[1] == "3yn"
             else "it writes neither end")
@@ -284,10 +285,11 @@ def test_typical_is_the_median_over_its_fixed_random_ids_of_each_experiments_p()
     ones, exacts, nears = [], [], []
     for word in ids:  # recomputed from mha.text.read's probabilities, one character at a time
         end, other = word[3:], lesson.near_end(word[3:])
-        for prompts, prompt in ((ones, f"tool: {word}\nai: {word[:3]}"), (exacts, f"tool: {word} {word}\nai: {word[:3]}"),
-                                (nears, f"tool: {word} {word[:3]}{other}\nai: {word[:3]}")):
+        for found, prompt in ((ones, f"tool: {word}\nai: {word[:3]}"), (exacts, f"tool: {word} {word}\nai: {word[:3]}"),
+                              (nears, f"tool: {word} {word[:3]}{other}\nai: {word[:3]}")):
             probs = mha.text.read(MODEL, prompt + end).probabilities
-            prompts.append(float(np.prod([probs[len(prompt) - 1 + k][MODEL.vocab.index(c)] for k, c in enumerate(end)])))
+            found.append(float(np.prod([probs[len(prompt) - 1 + k][MODEL.vocab.index(c)]
+                                        for k, c in enumerate(end)])))
     assert got.count == 5
     assert (got.one, got.exact, got.near) == pytest.approx((np.median(ones), np.median(exacts), np.median(nears)),
                                                            rel=1e-9)
