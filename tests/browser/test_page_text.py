@@ -147,11 +147,12 @@ def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(
     # the figures kept are dimmed and named: the last text the model could read
     expect(reader.locator("#text-status")).to_have_text(
         f"Dimmed below: the last text it could read, {fig.shown_text(DEFAULT)}.")
-    assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).opacity") == "0.4"
+    assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "dashed"
+    assert reader.locator("#fig-text-maps svg").first.evaluate("e => getComputedStyle(e).opacity") == "0.35"
     field.fill(DEFAULT)
     expect(reader.locator("#text-error")).to_be_empty()
     expect(reader.locator("#text-status")).not_to_contain_text("Dimmed")
-    assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).opacity") == "1"
+    assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "none"
     expect(field).not_to_have_attribute("aria-invalid", "true")
     settle(reader)
 
