@@ -318,8 +318,9 @@ def card():
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
                         ("head", "previous-token", "induction", "copying, it off")]]
     every = m["copy"]
-    caption = (f"Two scores on repeated random strings; copying on unseen forms, {percent(every['unseen'])} with "
-               f"every head on (chance {percent(m['chance'])}), measured: where it rises, not explained.")
+    caption = (f"Scores measured on repeated random strings; copying on unseen prompt forms, "
+               f"{percent(every['unseen'])} with every head on (chance {percent(m['chance'])}). Where copying rises "
+               f"with a head off, that is measured, not explained.")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": "the text model's heads, measured"},
              ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]], *composition(m)]
 
