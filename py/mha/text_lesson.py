@@ -1,46 +1,62 @@
 """The text model's lesson: its default prompt, and the two experiments the page runs on a reader's text.
 
-An id is the longest run of at least MIN_ID letters and digits that the text holds twice (the copies apart);
-its last copy is being written, so every experiment's prompt stops after the first half of it
-(`start`), and asks how the model goes on: the id's own end, or another.
+An id is a whole word of letters and digits (at least MIN_ID) that a later word repeats: exactly, or (a
+near-duplicate the reader wrote) sharing its first MIN_ID or more characters and then going another way. The
+later word is being written, so every experiment's prompt stops inside it (`start`: half of an exact repeat, the
+shared start of a near-duplicate) and asks how the model goes on: the earlier copy's end, or another.
 
-- near_duplicate_prompts(text, context): the earlier copy written twice, exactly (`k7q2xm k7q2xm`), against the
-  earlier copy followed by a near-duplicate with the same start and another end (`k7q2xm k7q3yn`).
-- moved_back_prompts(text, context): the prompt as written, against the same prompt with the earlier copy moved to
-  the start of a full context (padded with FILLER), as far back as the model reads.
+- near_duplicate_prompts(text, context): the prompt with one copy, with the earlier copy written twice
+  (`k7q2xm k7q2xm`), and with it followed by a near-duplicate (`k7q2xm k7q3yn`); for a reader's own
+  near-duplicate, the prompt as written, its two real ends compared.
+- moved_back_prompts(text, context): the prompt as written, against the same prompt with the earlier copy's line
+  up to it (`tool: k7q2xm`, label and all) moved to the start of a full context (padded with FILLER).
+- typical(model): the same experiments' medians over TYPICAL_COUNT seeded random ids in DEFAULT_FORM (one draw,
+  the default id, is not a typical one).
 
 read_steps() is mha.text.read one character at a time (mha.text.extend, the KV cache), a generator
 that yields after each, so a page can draw between them; probability() reads a continuation's
 probability off a Reading (the product over its characters), as mha.text.continuation_probability does.
 """
 
+import random
+import re
+import statistics
 from typing import NamedTuple
 
 import mha.text
 
-DEFAULT_PROMPT = "tool: k7q2xm\nai: k7q2xm"  # a tool result's id, which the reply must repeat
+DEFAULT_FORM = "tool: {0}\nai: {0}"  # a tool result's id, which the reply must repeat
+DEFAULT_PROMPT = DEFAULT_FORM.format("k7q2xm")
 MIN_ID = 3
 FILLER = " and the log says it ran fine "  # what pads a moved id's text to the full context
 SWAP = "0123456789abcdefghijklmnopqrstuvwxyz"  # a near-duplicate's end: each character the next one here
+WORD = f"[{SWAP}]+"  # an id is a whole word of these (parsed text is lower case): a re pattern
+TYPICAL_COUNT, TYPICAL_SEED, TYPICAL_LENGTH = 60, 0, 6  # typical(): how many random ids, their seed, their length
 
 
 class Id(NamedTuple):
-    """An id in a text: its characters, where its first and last copies start, how much of it the prompt holds."""
+    """An id in a text: its characters, where its earlier copy and the later word start, how much of the later
+    word the prompt holds, and the later word when the reader wrote a near-duplicate (None: an exact repeat)."""
 
     text: str
     first: int
     last: int
-    start: int  # the prompt ends after this many of the last copy's characters
+    start: int  # the prompt ends after this many of the later word's characters
+    written: str = None  # the reader's own near-duplicate (the later word), or None
 
     @property
     def end(self):
-        """The characters the prompt asks for: the id after its start."""
+        """The earlier copy's end: the id after its start."""
         return self.text[self.start:]
 
     @property
     def near(self):
-        """A near-duplicate: the same start, another end (near_end)."""
-        return self.text[:self.start] + near_end(self.end)
+        """A near-duplicate: the reader's own, or the same start with another end (near_end)."""
+        return self.written or self.text[:self.start] + near_end(self.end)
+
+    @property
+    def near_end(self):
+        return self.near[self.start:]
 
     @property
     def prompt_length(self):
@@ -56,22 +72,32 @@ class Trial(NamedTuple):
 
 
 def find_id(text):
-    """The longest run of MIN_ID or more letters and digits written twice, not overlapping (Id), or None.
-
-    Among runs of the same length the one whose last copy comes last wins: it is the one being written."""
-    for length in range(len(text) // 2, MIN_ID - 1, -1):
+    """The id (Id) of the last word that repeats an earlier one, or None. Words are whole runs of letters and
+    digits; a repeat is the same word, or one sharing MIN_ID or more leading characters before both go on
+    differently. Its partner: an exact copy if there is one, else the longest shared start; the nearest on ties."""
+    words = [(m.start(), m.group()) for m in re.finditer(WORD, text)]
+    for k in range(len(words) - 1, 0, -1):
+        last, word = words[k]
         best = None
-        for last in range(len(text) - length, length - 1, -1):
-            run = text[last:last + length]
-            if not set(run) <= set(SWAP):
-                continue
-            first = text.find(run, 0, last)
-            if first != -1 and first + length <= last:
-                best = Id(run, first, last, max(1, length // 2))
-                break
+        for first, earlier in reversed(words[:k]):
+            shared = _shared(earlier, word)
+            exact = earlier == word and len(word) >= MIN_ID
+            diverge = MIN_ID <= shared < min(len(earlier), len(word))
+            rank = (exact, shared)
+            if (exact or diverge) and (best is None or rank > best[0]):
+                best = (rank, Id(word, first, last, max(1, len(word) // 2)) if exact
+                        else Id(earlier, first, last, shared, word))
         if best is not None:
-            return best
+            return best[1]
     return None
+
+
+def _shared(a, b):
+    """How many leading characters a and b share."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
 
 
 def near_end(end):
@@ -80,42 +106,90 @@ def near_end(end):
 
 
 def near_duplicate_prompts(text, context):
-    """(exact, near, near's end): the prompt with the earlier copy written twice, and followed by a near-duplicate.
-
-    Each is text up to the prompt with ' ' + copy inserted after the earlier copy. ValueError when the text has no
-    id, or the longer prompt does not fit the context."""
+    """[(kind, prompt)]: for an exact repeat, ('one', the prompt as written), ('exact', with ' ' + the earlier copy
+    inserted after it) and ('near', with ' ' + a near-duplicate inserted there); for a reader's own near-duplicate,
+    [('yours', the prompt as written)]. ValueError when the text has no id, or a prompt and its end do not fit."""
     found = _id_or_refuse(text)
-    other = found.near
+    prompt = text[:found.prompt_length]
+    if found.written:
+        return [("yours", prompt)]
     after = found.first + len(found.text)
-    prompts = [text[:after] + " " + copy + text[after:found.prompt_length] for copy in (found.text, other)]
-    if len(prompts[0]) + len(found.end) > context:
-        raise ValueError(f"With a second copy and the id's end the experiment needs {len(prompts[0]) + len(found.end)} "
+    inserted = [text[:after] + " " + copy + text[after:found.prompt_length] for copy in (found.text, found.near)]
+    needs = len(inserted[0]) + len(found.end)
+    if needs > context:
+        raise ValueError(f"With a second copy and the id's end the experiment needs {needs} "
                          f"characters, over the model's {context}: shorten the text before the id's last copy.")
-    return prompts[0], prompts[1], near_end(found.end)
+    return [("one", prompt), ("exact", inserted[0]), ("near", inserted[1])]
 
 
 def moved_back_prompts(text, context):
-    """(as written, moved): the prompt, and the prompt with the earlier copy moved to the start of a full context.
-
-    The moved prompt is the copy, then FILLER (as much as the context leaves room for), then the text around it.
-    ValueError when there is no id, or it is already as far back as the context allows."""
+    """(as written, moved, distance): the prompt; the prompt with the earlier copy's line up to the copy's end
+    (its label kept with it) moved to the start of a full context, FILLER (as much as fits) after it, then the rest
+    of the text; and how far back the earlier copy then is from the later word.
+    ValueError when there is no id, or the copy is already as far back as the context allows."""
     found = _id_or_refuse(text)
     prompt = text[:found.prompt_length]
-    rest = text[:found.first] + text[found.first + len(found.text):found.prompt_length]
+    line = text.rfind("\n", 0, found.first) + 1
+    after = found.first + len(found.text)
+    unit, rest = text[line:after], text[:line] + text[after:found.prompt_length]
     room = context - len(prompt) - len(found.end)
-    if found.first == 0 and room == 0:
+    if line == 0 and room <= 0:
         raise ValueError(f"The id is already at the start of a full {context}-character context: it cannot move "
                          f"further back.")
     filler = (FILLER * (room // len(FILLER) + 1))[:room]
-    return prompt, found.text + filler + rest
+    moved = unit + filler + rest
+    return prompt, moved, len(moved) - found.start - (found.first - line)
+
+
+class Typical(NamedTuple):
+    """typical()'s medians, over `count` random ids: p of the earlier copy's end after one copy, after an exact
+    repeat and after a near-duplicate, and how often the near-duplicate's greedy guesses write each end."""
+
+    count: int
+    one: float
+    exact: float
+    near: float
+    writes_own: int
+    writes_other: int
+
+
+def typical_ids(count=TYPICAL_COUNT, seed=TYPICAL_SEED, length=TYPICAL_LENGTH):
+    """The fixed random ids typical() measures: `count` words of SWAP's characters, random.Random(seed)."""
+    draw = random.Random(seed)
+    return ["".join(draw.choice(SWAP) for _ in range(length)) for _ in range(count)]
+
+
+def typical(model, ids=None, form=DEFAULT_FORM):
+    """The near-duplicate experiment on each id in form (typical_ids() by default): Typical, the medians."""
+    one, exact, near, own, other = [], [], [], 0, 0
+    for word in ids or typical_ids():
+        text = form.format(word)
+        found = find_id(text)
+        prompts = dict(near_duplicate_prompts(text, model.context))
+        one.append(mha.text.continuation_probability(model, prompts["one"], found.end).probability)
+        exact.append(mha.text.continuation_probability(model, prompts["exact"], found.end).probability)
+        trial = run_steps(trial_steps(model, prompts["near"], [found.end, found.near_end]))
+        near.append(trial.probabilities[found.end])
+        own += trial.copied == found.end
+        other += trial.copied == found.near_end
+    return Typical(len(one), statistics.median(one), statistics.median(exact), statistics.median(near), own, other)
 
 
 def _id_or_refuse(text):
     found = find_id(text)
     if found is None:
-        raise ValueError(f"No id to test: write a run of {MIN_ID} or more letters and digits twice, as in the default "
-                         f"text.")
+        raise ValueError(f"No id to test: write a word of {MIN_ID} or more letters and digits twice, as in the default "
+                         f"text (or a second time with another end).")
     return found
+
+
+def run_steps(steps):
+    """A generator's return value, run to its end."""
+    try:
+        while True:
+            next(steps)
+    except StopIteration as done:
+        return done.value
 
 
 def read_steps(model, text, off=()):

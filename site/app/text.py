@@ -119,7 +119,7 @@ async def run_experiments(state, generation):
             return
         draw(element_id, story(trials))
     busy(False)
-    say("text-status", "")
+    say("text-status", stale_note())
     browser.document.body.dataset.text = "ready"
 
 
@@ -141,13 +141,27 @@ def mark_field(sentence):
     say("text-error", sentence)
 
 
+def stale_note():
+    """While the field is refused: what the dimmed figures still show ('' otherwise)."""
+    if not element("text").classList.contains("text-stale"):
+        return ""
+    return f"Dimmed below: the last text it could read, {fig.shown_text(STATE['text'])}."
+
+
+def mark_stale(on):
+    element("text").classList.toggle("text-stale", on)
+    say("text-status", stale_note())
+
+
 def on_text(target):
     try:
         new = fig.with_text(STATE, target.value)
     except ValueError as error:
         mark_field(str(error))
+        mark_stale(True)
         return
     mark_field("")
+    mark_stale(False)
     if new == STATE and _now["state"] == STATE:
         return
     more = fig.appended(new, _now["state"]) if _now["state"] is not None else None

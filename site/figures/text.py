@@ -90,14 +90,15 @@ def read(state):
 def reads(reading):
     """fig-text-reads: the characters the model reads, and under each its guess for the next one."""
     text, guesses = reading.text, reading.guess
-    chars = [["td", {"title": f"character {i}: {c!r}"}, shown(c)] for i, c in enumerate(text)]
+    chars = [["td", {"title": f"character {i}: {c!r}"}, shown(c)] for i, c in enumerate(text)] + [["td", {}, ""]]
     right = [i + 1 < len(text) and g == text[i + 1] for i, g in enumerate(guesses)]
-    guess_cells = [["td", {**classes("guess", "hit" if ok else ""),
-                           "title": f"after character {i}: {g!r}, p = {p:.4f}" + (", right" if ok else "")},
-                    shown(g)] for i, (g, p, ok) in enumerate(zip(guesses, reading.probability, right))]
+    guess_cells = [["td", {}, ""]] + [
+        ["td", {**classes("guess", "hit" if ok else ""),
+                "title": f"guess for character {i + 1}: {g!r}, p = {p:.4f}" + (", right" if ok else "")},
+         shown(g)] for i, (g, p, ok) in enumerate(zip(guesses, reading.probability, right))]
     hits = sum(right)
-    caption = (f"It reads {len(text)} of {model().context} characters; its guess for the next one is outlined "
-               f"where the text agrees ({hits} of {len(text) - 1}).")
+    caption = (f"It reads {len(text)} of {model().context} characters; under each, its guess for it from the "
+               f"characters before, outlined where the text agrees ({hits} of {len(text) - 1}).")
     return [["p", {"class": "note"}, caption],
             ["table", {"class": "text-reads", "aria-label": "what the model reads, and its guesses"},
              ["tbody", {}, ["tr", {"aria-label": "reads"}, *chars], ["tr", {"aria-label": "guesses next"},
@@ -163,16 +164,17 @@ def maps(reading, state):
         top = max(range(row + 1), key=lambda j: rows[row][j])
         figures.append(["figure", classes("train-head", "text-head", "off" if off else ""),
                         head_map(rows, text, label, row, off),
-                        ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} "
-                                           f"({shown(text[row])}) puts most on {shown(text[top])} at {top}, "
-                                           f"{rows[row][top]:.4f}."]])
+                        ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} (",
+                         ["kbd", {}, shown(text[row])], ") puts most on ", ["kbd", {}, shown(text[top])],
+                         f" at {top}, {rows[row][top]:.4f}."]])
     top = reading.distribution(row, 3)
     return [["div", {"class": "train-heads text-heads"}, *figures],
             ["p", {"class": "note train-readout", "aria-live": "polite"},
              "Point at a cell of the outlined row, or tab to it and use the arrow keys, for its exact weight; "
              "click a row, or use the slider, to outline another."],
-            ["p", {"class": "note"}, f"After {row} ({shown(text[row])}) it expects "
-                                     + ", ".join(f"{shown(c)} ({p:.4f})" for c, p in top) + "."]]
+            ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
+             *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
+                                                                                   f" ({p:.4f})"]], "."]]
 
 
 def percent(x):
@@ -184,34 +186,45 @@ def chance_text(p):
     return f"{p:.4f}" if p >= 0.0001 else f"{p:.2g}"
 
 
+def shown_text(text):
+    """A prompt as the page draws it: its spaces and newlines visible (SHOWN)."""
+    return "".join(shown(c) for c in text)
+
+
 def outcome(trial, found):
-    """'it writes 2xm, the id's own end (p = 0.9000; 3yn: 0.0100)': what the model's guesses write after the prompt."""
-    end, other = found.end, found.near[found.start:]
-    named = {end: "the id's own end", other: "the near-duplicate's end"}
+    """What the model's guesses write after the prompt, and each end's probability (all its characters, in turn).
+
+    One end tested: 'it writes 2xm (p = 0.5663 over its 3 characters)' or 'it does not write 2xm (...)'.
+    Two: 'it writes 2xm, the earlier copy's end (p = 0.29 for 2xm, 0.07 for 3yn)' or 'it writes neither end'."""
+    ends = list(trial.probabilities)
+    if len(ends) == 1:
+        end = ends[0]
+        written = f"it writes {end}" if trial.copied else f"it does not write {end}"
+        count = f"{len(end)} character" + ("s" if len(end) > 1 else "")
+        return f"{written} (p = {chance_text(trial.probabilities[end])} over its {count})"
+    named = {found.end: "the earlier copy's end", found.near_end: "the near-duplicate's end"}
     written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
-    if other not in trial.probabilities:
-        return f"{written} (p = {chance_text(trial.probabilities[end])})"
-    return (f"{written} (p = {chance_text(trial.probabilities[end])} for {end}, "
-            f"{chance_text(trial.probabilities[other])} for {other})")
+    return (f"{written} (p = {chance_text(trial.probabilities[found.end])} for {found.end}, "
+            f"{chance_text(trial.probabilities[found.near_end])} for {found.near_end})")
 
 
-def near_story(trials, found):
-    """fig-text-near: the id's earlier copy written twice, against it followed by a near-duplicate."""
-    exact, near = trials
-    start = found.text[:found.start]
-    return [["p", {}, "Exact repeat, ", ["kbd", {}, f"{found.text} {found.text}"], f", then {start}: ",
-             outcome(exact, found), "."],
-            ["p", {}, "Near-duplicate, ", ["kbd", {}, f"{found.text} {found.near}"], f", then {start}: ",
-             outcome(near, found), "."]]
+NEAR_KINDS = {"one": "As written", "exact": "An exact copy added", "near": "A near-duplicate added",
+              "yours": "Your near-duplicate, as written"}
 
 
-def moved_story(trials, found):
-    """fig-text-moved: the prompt as written, against the earlier copy moved to the start of a full context."""
+def near_story(trials, found, kinds):
+    """fig-text-near: one line per prompt (near_duplicate_prompts' kinds), the prompt shown whole."""
+    return [["p", {}, f"{NEAR_KINDS[kind]}, ", ["kbd", {}, shown_text(trial.prompt)], ": ", outcome(trial, found), "."]
+            for kind, trial in zip(kinds, trials)]
+
+
+def moved_story(trials, found, distance):
+    """fig-text-moved: the prompt as written, against the earlier copy's line moved back, filler after it."""
     here, back = trials
-    return [["p", {}, f"As written, its earlier copy {found.last - found.first} characters back: ",
-             outcome(here, found), "."],
-            ["p", {}, f"Moved to the start, {len(back.prompt) - found.start} characters back: ",
-             outcome(back, found), "."]]
+    return [["p", {}, f"As written, its earlier copy {found.last - found.first} characters back, ",
+             ["kbd", {}, shown_text(here.prompt)], ": ", outcome(here, found), "."],
+            ["p", {}, f"Moved {distance} characters back, its line kept whole, filler after it, ",
+             ["kbd", {}, shown_text(back.prompt)], ": ", outcome(back, found), "."]]
 
 
 def refused(sentence):
@@ -225,27 +238,23 @@ def experiments(state):
     found = lesson.find_id(text)
     plans = {}
     try:
-        exact, near, other = lesson.near_duplicate_prompts(text, context)
-        plans["fig-text-near"] = ([(exact, [found.end, other]), (near, [found.end, other])],
-                                  functools.partial(near_story, found=found))
+        kinds, prompts = zip(*lesson.near_duplicate_prompts(text, context))
+        ends = [found.end, found.near_end]
+        plans["fig-text-near"] = ([(prompt, ends if kind in ("near", "yours") else ends[:1])
+                                   for kind, prompt in zip(kinds, prompts)],
+                                  functools.partial(near_story, found=found, kinds=kinds))
     except ValueError as error:
         plans["fig-text-near"] = str(error)
     try:
-        here, back = lesson.moved_back_prompts(text, context)
+        here, back, distance = lesson.moved_back_prompts(text, context)
         plans["fig-text-moved"] = ([(here, [found.end]), (back, [found.end])],
-                                   functools.partial(moved_story, found=found))
+                                   functools.partial(moved_story, found=found, distance=distance))
     except ValueError as error:
         plans["fig-text-moved"] = str(error)
     return plans
 
 
-def run_steps(steps):
-    """A generator's return value, run to its end (what the build and the tests do without yielding)."""
-    try:
-        while True:
-            next(steps)
-    except StopIteration as done:
-        return done.value
+run_steps = lesson.run_steps  # a generator's return value, run to its end (the build and the tests, without yielding)
 
 
 def experiment_trees(state):
@@ -302,15 +311,16 @@ def card():
     for score in m["scores"]:
         name = (score["layer"], score["head"])
         without = copy_without(name)
-        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(*name)],
+        rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(*name)],
                      ["td", {"class": "num"}, f"{score['previous_token']:.2f}"],
                      ["td", {"class": "num"}, f"{score['induction']:.2f}"],
                      ["td", {"class": "num"}, percent(without["unseen"])]])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
-                        ("head", "previous-token score", "induction score", "copies on unseen forms without it")]]
+                        ("head", "previous-token", "induction", "copying, it off")]]
     every = m["copy"]
-    caption = (f"Measured on held-out text: with every head on it copies {percent(every['unseen'])} of an id's "
-               f"characters on unseen forms (chance {percent(m['chance'])}).")
+    caption = (f"Scores measured on repeated random strings; copying on unseen prompt forms, "
+               f"{percent(every['unseen'])} with every head on (chance {percent(m['chance'])}). Where copying rises "
+               f"with a head off, that is measured, not explained.")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": "the text model's heads, measured"},
              ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]], *composition(m)]
 
@@ -348,21 +358,29 @@ def _near_pair():
 
 
 @functools.cache
+def default_trials():
+    """The near-duplicate experiment's trials on the default text, by kind ('one', 'exact', 'near')."""
+    runs, _ = experiments(default_state())["fig-text-near"]
+    kinds = [kind for kind, _ in lesson.near_duplicate_prompts(lesson.DEFAULT_PROMPT, model().context)]
+    return {kind: run_steps(lesson.trial_steps(model(), prompt, ends)) for kind, (prompt, ends) in zip(kinds, runs)}
+
+
 def default_exact():
     """The exact-repeat prompt on the default text: the probability of the id's own end."""
+    return default_trials()["exact"].probabilities[lesson.find_id(lesson.DEFAULT_PROMPT).end]
+
+
+def default_near():
+    """The near-duplicate experiment on the default text, as section 10 cites it: (p of the id's end, of the near end)."""
     found = lesson.find_id(lesson.DEFAULT_PROMPT)
-    exact = lesson.near_duplicate_prompts(lesson.DEFAULT_PROMPT, model().context)[0]
-    return run_steps(lesson.trial_steps(model(), exact, [found.end])).probabilities[found.end]
+    trial = default_trials()["near"]
+    return trial.probabilities[found.end], trial.probabilities[found.near_end]
 
 
 @functools.cache
-def default_near():
-    """The near-duplicate experiment on the default text, as section 10 cites it: (p of the id's end, of the near end)."""
-    state = default_state()
-    found = lesson.find_id(state["text"])
-    _, near, other = lesson.near_duplicate_prompts(state["text"], model().context)
-    trial = run_steps(lesson.trial_steps(model(), near, [found.end, other]))
-    return trial.probabilities[found.end], trial.probabilities[other]
+def typical():
+    """mha.text_lesson.typical over its fixed random ids (build time only: the page ships the numbers)."""
+    return lesson.typical(model())
 
 
 PROSE = {
@@ -383,6 +401,13 @@ PROSE = {
     "text-exact-id": lambda: f"{default_exact():.2f}",
     "text-near-id": lambda: f"{default_near()[0]:.2f}",
     "text-near-other": lambda: f"{default_near()[1]:.2f}",
+    "text-one-id": lambda: f"{default_trials()['one'].probabilities[lesson.find_id(lesson.DEFAULT_PROMPT).end]:.2f}",
+    "text-typical-count": lambda: str(typical().count),
+    "text-one-median": lambda: f"{typical().one:.2f}",
+    "text-exact-median": lambda: f"{typical().exact:.2f}",
+    "text-near-median": lambda: f"{typical().near:.2f}",
+    "text-near-own": lambda: str(typical().writes_own),
+    "text-near-others": lambda: str(typical().writes_other),
 }
 
 FIGURES = {

@@ -88,12 +88,12 @@ def assert_page_equals_cli(page, text, off=()):
 def experiment_numbers(text, off=()):
     """Every probability the two experiments print for this text, as mha.text computes them (CPython)."""
     found = lesson.find_id(text)
-    exact, near, other = lesson.near_duplicate_prompts(text, MODEL.context)
-    here, back = lesson.moved_back_prompts(text, MODEL.context)
+    near_prompts = [(prompt, (found.end, found.near_end) if kind in ("near", "yours") else (found.end,))
+                    for kind, prompt in lesson.near_duplicate_prompts(text, MODEL.context)]
+    here, back, _ = lesson.moved_back_prompts(text, MODEL.context)
     p = {(prompt, end): mha.text.continuation_probability(MODEL, prompt, end, off).probability
-         for prompt, ends in ((exact, (found.end, other)), (near, (found.end, other)), (here, (found.end,)),
-                              (back, (found.end,))) for end in ends}
-    return p, (exact, near, here, back), found
+         for prompt, ends in near_prompts + [(here, (found.end,)), (back, (found.end,))] for end in ends}
+    return p, [prompt for prompt, _ in near_prompts], found
 
 
 # --- the field -------------------------------------------------------------------------------------
@@ -144,8 +144,15 @@ def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(
     assert field.input_value() == typed
     assert field.evaluate("f => getComputedStyle(f).borderTopWidth") == "2px"
     assert reader.locator("#fig-text-reads").inner_html() == before
+    # the figures kept are dimmed and named: the last text the model could read
+    expect(reader.locator("#text-status")).to_have_text(
+        f"Dimmed below: the last text it could read, {fig.shown_text(DEFAULT)}.")
+    assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "dashed"
+    assert reader.locator("#fig-text-maps svg").first.evaluate("e => getComputedStyle(e).opacity") == "0.35"
     field.fill(DEFAULT)
     expect(reader.locator("#text-error")).to_be_empty()
+    expect(reader.locator("#text-status")).not_to_contain_text("Dimmed")
+    assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "none"
     expect(field).not_to_have_attribute("aria-invalid", "true")
     settle(reader)
 
@@ -201,7 +208,8 @@ def test_the_keyboard_reaches_the_field_switches_slider_and_cells(reader):
 
 # --- the experiments -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, off", [(DEFAULT, ()), ("ticket zz91. ref zz91", ()), (DEFAULT, ((0, 1),))])
+@pytest.mark.parametrize("text, off", [(DEFAULT, ()), ("ticket zz91. ref zz91", ()), (DEFAULT, ((0, 1),)),
+                                       ("tool: k7q2xm\nai: k7q3yn", ())])  # the last: the reader's near-duplicate
 def test_both_experiments_print_mha_texts_probabilities_for_the_readers_text(reader, text, off):
     for layer, head in off:
         reader.locator(f"#text-off-{layer}-{head}").check()
@@ -210,10 +218,10 @@ def test_both_experiments_print_mha_texts_probabilities_for_the_readers_text(rea
     settle(reader)
     numbers, prompts, found = experiment_numbers(text, off)
     near, moved = reader.locator("#fig-text-near").text_content(), reader.locator("#fig-text-moved").text_content()
-    exact, near_prompt, here, back = prompts
     for (prompt, end), p in numbers.items():
-        assert fig.chance_text(p) in (near if prompt in (exact, near_prompt) else moved)
-    assert f"{found.text} {found.near}" in near
+        assert fig.chance_text(p) in (near if prompt in prompts else moved)
+    for prompt in prompts:  # each prompt shown whole, spaces and newlines visible
+        assert fig.shown_text(prompt) in near
     assert f"{found.last - found.first} characters back" in moved
     expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
 

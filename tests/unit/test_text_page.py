@@ -44,13 +44,17 @@ def test_the_default_prompt_is_a_tool_result_whose_id_the_reply_repeats_and_fits
     # 'tool: k7q2xm\nai: k7q2xm': k7q2xm at 6 and at 17; half of 6 is 3, so the prompt stops after 'k7q'
     (DEFAULT, lesson.Id("k7q2xm", 6, 17, 3)),
     ("abc abc", lesson.Id("abc", 0, 4, 1)),            # 3 characters: the prompt keeps 'a', asks for 'bc'
-    ("abcabc", lesson.Id("abc", 0, 3, 1)),             # copies may touch
-    ("k7q2xm k7q2", lesson.Id("k7q2", 0, 7, 2)),       # the last copy half typed: the run written twice is k7q2
-    ("id: ab12 x ab12 y ab12", lesson.Id("ab12", 4, 18, 2)),  # three copies: the first and the last
+    ("abcabc", None),                                  # one word: a run inside a word is no id
+    ("k7q2xm k7q2", None),                             # the later word a prefix of the earlier: not yet diverged
+    ("id: ab12 x ab12 y ab12", lesson.Id("ab12", 11, 18, 2)),  # three copies: the last and the nearest before it
+    # the reader's own near-duplicate: the shared start 'k7q', then the two real ends (2xm, 3yn)
+    ("tool: k7q2xm\nai: k7q3yn", lesson.Id("k7q2xm", 6, 17, 3, "k7q3yn")),
+    ("x: k7q2xm k7q2xm y: k7q3yn", lesson.Id("k7q2xm", 10, 20, 3, "k7q3yn")),  # the longest shared start wins
+    ("tool: k7q2xm\nai: k7q", None),                   # the reply half typed: a prefix of the id, no near-duplicate yet
     ("ab: ab:", None),                                 # ':' and ' ' are no id's: only 'ab' repeats, under 3
     ("hello", None),
 ])
-def test_find_id_takes_the_longest_run_of_letters_and_digits_written_twice(typed, expected):
+def test_find_id_takes_whole_words_repeated_exactly_or_after_a_shared_start(typed, expected):
     assert lesson.find_id(typed) == expected
 
 
@@ -60,19 +64,34 @@ def test_the_near_duplicate_keeps_the_start_and_moves_each_end_character_one_on(
     assert lesson.near_end("9z_") == "a0_"  # 9 -> a, z wraps to 0, '_' is kept
 
 
-def test_the_near_duplicate_prompts_insert_a_second_copy_after_the_first():
-    exact, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
-    assert exact == "tool: k7q2xm k7q2xm\nai: k7q"
-    assert near == "tool: k7q2xm k7q3yn\nai: k7q"
-    assert other == "3yn"
+def test_the_near_duplicate_prompts_are_one_copy_then_a_second_copy_inserted_after_the_first():
+    assert lesson.near_duplicate_prompts(DEFAULT, MODEL.context) == [
+        ("one", "tool: k7q2xm\nai: k7q"), ("exact", "tool: k7q2xm k7q2xm\nai: k7q"),
+        ("near", "tool: k7q2xm k7q3yn\nai: k7q")]
+    assert lesson.find_id(DEFAULT).near_end == "3yn"
 
 
-def test_the_moved_prompt_puts_the_copy_at_the_start_of_a_full_context():
-    here, back = lesson.moved_back_prompts(DEFAULT, MODEL.context)
+def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends():
+    typed = "tool: k7q2xm\nai: k7q9ab"
+    assert lesson.near_duplicate_prompts(typed, MODEL.context) == [("yours", "tool: k7q2xm\nai: k7q")]
+    trees = fig.experiment_trees(fig.with_text(fig.default_state(), typed))
+    said = text(trees["fig-text-near"])
+    p = {end: mha.text.continuation_probability(MODEL, "tool: k7q2xm\nai: k7q", end).probability
+         for end in ("2xm", "9ab")}
+    assert said.startswith("Your near-duplicate, as written, tool:\u2423k7q2xm\u21b5ai:\u2423k7q: ")
+    assert f"{fig.chance_text(p['2xm'])} for 2xm, {fig.chance_text(p['9ab'])} for 9ab" in said
+    assert "k7q k7q" not in said  # no copy inserted that would split the reader's id
+
+
+def test_the_moved_prompt_keeps_the_copys_line_whole_at_the_start_of_a_full_context():
+    here, back, distance = lesson.moved_back_prompts(DEFAULT, MODEL.context)
     assert here == "tool: k7q2xm\nai: k7q"
-    # 32 - 20 (the prompt) - 3 (the end) = 9 characters of filler after the copy, then the text without it
-    assert back == "k7q2xm" + lesson.FILLER[:9] + "tool: \nai: k7q"
+    # 32 - 20 (the prompt) - 3 (the end) = 9 characters of filler after 'tool: k7q2xm' (label and id together)
+    assert back == "tool: k7q2xm" + lesson.FILLER[:9] + "\nai: k7q"
     assert len(back) + len("2xm") == MODEL.context
+    assert distance == 29 - 3 - 6  # the later word starts at 26; the copy at 6
+    # a copy in the middle of a line moves with the line's start; the lines before it stay
+    assert lesson.moved_back_prompts("a\nid: ab12 x\nab12", 32)[1].startswith("id: ab12 and the")
 
 
 @pytest.mark.parametrize("typed, sentence", [
@@ -105,7 +124,7 @@ def test_reading_in_steps_gives_mha_text_reads_reading_one_yield_per_character()
 
 @pytest.mark.parametrize("off", [(), ((0, 1),), ((1, 0), (1, 1))])
 def test_a_trial_gives_continuation_probability_for_each_end_and_names_the_one_greedy_writes(off):
-    _, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)[2][1], "3yn"
     trial, _ = run(lesson.trial_steps(MODEL, near, ["2xm", other], off))
     for end in ("2xm", other):
         assert trial.probabilities[end] == pytest.approx(
@@ -160,12 +179,15 @@ def test_what_the_model_reads_shows_each_character_and_its_guess_outlined_where_
     reading = mha.text.read(MODEL, DEFAULT, [(1, 1)])
     tree = fig.reads(fig.read(state))
     rows = find(tree, "tr")
-    assert [text(td) for td in rows[0][2:]] == [fig.SHOWN.get(c, c) for c in DEFAULT]
-    guesses = rows[1][2:]
+    # one column per character and one for the character after the text, which only the guess row fills
+    assert [text(td) for td in rows[0][2:]] == [fig.SHOWN.get(c, c) for c in DEFAULT] + [""]
+    assert text(rows[1][2]) == ""  # nothing guesses the first character
+    guesses = rows[1][3:]  # the guess for character i + 1 stands under character i + 1
     expected = [MODEL.vocab[int(np.argmax(row))] for row in reading.probabilities]
     assert [text(td) for td in guesses] == [fig.SHOWN.get(c, c) for c in expected]
     hits = [i for i, g in enumerate(expected) if i + 1 < len(DEFAULT) and g == DEFAULT[i + 1]]
     assert [i for i, td in enumerate(guesses) if "hit" in class_list(td)] == hits
+    assert all(text(guesses[i]) == text(rows[0][2 + i + 1]) for i in hits)  # an outlined guess sits under its match
     assert f"({len(hits)} of {len(DEFAULT) - 1})" in text(tree)
     for td, row in zip(guesses, reading.probabilities):
         assert f"p = {max(row):.4f}" in td[1]["title"]
@@ -220,19 +242,71 @@ def test_the_switches_are_one_checkbox_per_head_checked_when_off():
     assert [b[1]["checked"] for b in boxes] == [False, False, True, False]
 
 
-@pytest.mark.parametrize("off", [frozenset(), frozenset({(0, 1)})])
+@pytest.mark.parametrize("off", [frozenset(), frozenset({(0, 1)}), frozenset({(0, 0)})])
 def test_the_experiments_sentences_print_mha_texts_probabilities(off):
     state = {**fig.default_state(), "off": off}
     trees = fig.experiment_trees(state)
-    near, moved = text(trees["fig-text-near"]), text(trees["fig-text-moved"])
-    exact_prompt, near_prompt, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
-    here, back = lesson.moved_back_prompts(DEFAULT, MODEL.context)
-    for prompt, end, said in [(exact_prompt, "2xm", near), (exact_prompt, other, near), (near_prompt, "2xm", near),
-                              (near_prompt, other, near), (here, "2xm", moved), (back, "2xm", moved)]:
-        p = mha.text.continuation_probability(MODEL, prompt, end, sorted(off)).probability
-        assert fig.chance_text(p) in said
-    assert "11 characters back" in moved   # k7q2xm at 6 and at 17
-    assert "26 characters back" in moved   # moved to 0; the last copy starts at 29 - 3 in the moved prompt
+    near_lines = [text(line) for line in trees["fig-text-near"]]
+    moved_lines = [text(line) for line in trees["fig-text-moved"]]
+    one, exact, near = (prompt for _, prompt in lesson.near_duplicate_prompts(DEFAULT, MODEL.context))
+    here, back, _ = lesson.moved_back_prompts(DEFAULT, MODEL.context)
+
+    def p(prompt, end):
+        return mha.text.continuation_probability(MODEL, prompt, end, sorted(off)).probability
+
+    def greedy(prompt, end):  # what greedy decoding writes next, one character at a time (mha.text.read's guesses)
+        written = ""
+        for _ in end:
+            written += mha.text.read(MODEL, prompt + written, sorted(off)).guess[-1]
+        return written
+
+    for line, prompt, kind in [(near_lines[0], one, "As written"), (near_lines[1], exact, "An exact copy added"),
+                               (moved_lines[0], here, None), (moved_lines[1], back, None)]:
+        if kind:  # the whole prompt shown, its space and newline visible, and only the end it asks for
+            assert line.startswith(f"{kind}, {fig.shown_text(prompt)}: ")
+        verb = "it writes 2xm" if greedy(prompt, "2xm") == "2xm" else "it does not write 2xm"
+        assert f"{verb} (p = {fig.chance_text(p(prompt, '2xm'))} over its 3 characters)" in line
+        assert "3yn" not in line and "neither" not in line
+    assert near_lines[2].startswith(f"A near-duplicate added, {fig.shown_text(near)}: ")
+    both = f"(p = {fig.chance_text(p(near, '2xm'))} for 2xm, {fig.chance_text(p(near, '3yn'))} for 3yn)"
+    assert both in near_lines[2]
+    written = greedy(near, "2xm"), greedy(near, "3yn")
+    said = ("it writes 2xm" if written[0] == "2xm" else "it writes 3yn" if written[1] == "3yn"
+            else "it writes neither end")
+    assert said in near_lines[2]
+    assert "11 characters back" in moved_lines[0]   # k7q2xm at 6 and at 17
+    assert "Moved 20 characters back" in moved_lines[1]  # 'tool: k7q2xm' + 9 of filler: the copy at 6, the word at 26
+
+
+def test_typical_is_the_median_over_its_fixed_random_ids_of_each_experiments_p():
+    ids = lesson.typical_ids(count=5)
+    assert ids == lesson.typical_ids(count=5) and all(len(i) == 6 and set(i) <= set(lesson.SWAP) for i in ids)
+    got = lesson.typical(MODEL, ids)
+    ones, exacts, nears = [], [], []
+    for word in ids:  # recomputed from mha.text.read's probabilities, one character at a time
+        end, other = word[3:], lesson.near_end(word[3:])
+        for found, prompt in ((ones, f"tool: {word}\nai: {word[:3]}"), (exacts, f"tool: {word} {word}\nai: {word[:3]}"),
+                              (nears, f"tool: {word} {word[:3]}{other}\nai: {word[:3]}")):
+            probs = mha.text.read(MODEL, prompt + end).probabilities
+            found.append(float(np.prod([probs[len(prompt) - 1 + k][MODEL.vocab.index(c)]
+                                        for k, c in enumerate(end)])))
+    assert got.count == 5
+    assert (got.one, got.exact, got.near) == pytest.approx((np.median(ones), np.median(exacts), np.median(nears)),
+                                                           rel=1e-9)
+    own = other_wins = 0
+    for word in ids:  # greedy decoding after the near-duplicate, from mha.text.greedy
+        written = mha.text.greedy(MODEL, f"tool: {word} {word[:3]}{lesson.near_end(word[3:])}\nai: {word[:3]}", 3).text
+        own += written == word[3:]
+        other_wins += written == lesson.near_end(word[3:])
+    assert (got.writes_own, got.writes_other) == (own, other_wins)
+
+
+def test_the_typical_prose_numbers_are_typicals():
+    typical = fig.typical()
+    assert typical.count == lesson.TYPICAL_COUNT == len(set(lesson.typical_ids()))
+    assert fig.PROSE["text-near-median"]() == f"{typical.near:.2f}"
+    assert fig.PROSE["text-one-median"]() == f"{typical.one:.2f}"
+    assert fig.PROSE["text-near-own"]() == str(typical.writes_own)
 
 
 def test_a_probability_is_printed_to_4_decimals_or_2_significant_digits_below_that():
@@ -289,7 +363,8 @@ def test_the_prose_numbers_come_from_the_models_about_and_measurements(measured)
 
 
 def test_section_10_cites_the_near_duplicate_numbers_of_the_default_text():
-    exact, near, other = lesson.near_duplicate_prompts(DEFAULT, MODEL.context)
+    _, exact, near = (prompt for _, prompt in lesson.near_duplicate_prompts(DEFAULT, MODEL.context))
+    other = "3yn"
     assert fig.PROSE["text-exact-id"]() == f"{mha.text.continuation_probability(MODEL, exact, '2xm').probability:.2f}"
     for key, end in (("text-near-id", "2xm"), ("text-near-other", other)):
         p = mha.text.continuation_probability(MODEL, near, end).probability
