@@ -316,7 +316,7 @@ def loss_curve(losses, steps):
     return every, [round(float(np.mean(losses[i:i + every])), 4) for i in range(0, len(losses), every)]
 
 
-def model_data(params, curve, seed, steps, seconds, config=CONFIG, mix=MIX):
+def model_data(params, curve, seed, steps, seconds, config=CONFIG, mix=MIX, cpu_seconds=None):
     """model.json's object, without measurements: vocabulary, shape, weights, how they were made, held-out sets."""
     def rows(m):
         return [[shipped(v) for v in row] for row in m.tolist()]
@@ -326,6 +326,7 @@ def model_data(params, curve, seed, steps, seconds, config=CONFIG, mix=MIX):
         "vocab": VOCAB,
         "config": dict(config),
         "about": {"seed": seed, "steps": steps, "parameters": int(count), "training_seconds": round(seconds, 1),
+                  "training_cpu_seconds": None if cpu_seconds is None else round(cpu_seconds, 1),
                   "python": platform.python_version(), "numpy": np.__version__,
                   "trainer": "scripts/train_text_model.py",
                   "loss_every": curve[0], "loss_curve": curve[1],
@@ -367,15 +368,17 @@ def main(argv=None):
                   "readout_bias": np.array(w["readout_bias"])}
         params |= {f"{layer}.{name}": np.array(m) for layer, block in enumerate(w["layers"]) for name, m in block.items()}
         data = model_data(params, (about["loss_every"], about["loss_curve"]), about["seed"], about["steps"],
-                          about["training_seconds"], old["config"], about["corpus"].get("mix", MIX))
+                          about["training_seconds"], old["config"], about["corpus"].get("mix", MIX),
+                          about.get("training_cpu_seconds"))
     else:
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()  # wall time swings with the machine's load
         config = {**CONFIG, "width": args.width, "heads": args.heads}
         params, losses = train(args.seed, args.steps, config, log=lambda line: print(line, flush=True), mix=args.mix)
-        seconds = time.perf_counter() - start
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         print(f"trained {args.steps} steps in {seconds:.1f} s ({args.steps / max(seconds, 1e-9):.1f} steps/s, "
-              f"{time.process_time():.0f} s of CPU)", flush=True)
-        data = model_data(params, loss_curve(losses, args.steps), args.seed, args.steps, seconds, config, args.mix)
+              f"{cpu_seconds:.0f} s of CPU)", flush=True)
+        data = model_data(params, loss_curve(losses, args.steps), args.seed, args.steps, seconds, config, args.mix,
+                          cpu_seconds)
     if not args.no_measure:
         sys.path.insert(0, str(ROOT / "py"))
         import mha.text
