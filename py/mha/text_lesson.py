@@ -229,3 +229,20 @@ def trial_steps(model, prompt, continuations, off=()):
         if copied is None and "".join(guesses) == continuation:
             copied = continuation
     return Trial(prompt, probabilities, copied)
+
+
+def right_guesses(reading):
+    """[guess i == the text's character i + 1, for each position i]: the last position has no next character
+    in the text, so it is never right. len = len(reading.text)."""
+    text = reading.text
+    return [i + 1 < len(text) and guess == text[i + 1] for i, guess in enumerate(reading.guess)]
+
+
+def top_key(weights, row):
+    """The key position that query `row` weighs most (the first, on a tie), among the keys it can see (0..row)."""
+    return max(range(row + 1), key=lambda j: weights[row][j])
+
+
+def chance(model):
+    """A uniform guess's chance of any one character: 1 / the vocabulary's size."""
+    return 1 / len(model.vocab)

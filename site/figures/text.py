@@ -91,7 +91,7 @@ def reads(reading):
     """fig-text-reads: the characters the model reads, and under each its guess for the next one."""
     text, guesses = reading.text, reading.guess
     chars = [["td", {"title": f"character {i}: {c!r}"}, shown(c)] for i, c in enumerate(text)] + [["td", {}, ""]]
-    right = [i + 1 < len(text) and g == text[i + 1] for i, g in enumerate(guesses)]
+    right = lesson.right_guesses(reading)
     guess_cells = [["td", {}, ""]] + [
         ["td", {**classes("guess", "hit" if ok else ""),
                 "title": f"guess for character {i + 1}: {g!r}, p = {p:.4f}" + (", right" if ok else "")},
@@ -161,7 +161,7 @@ def maps(reading, state):
         rows = reading.weights[layer][head]
         off = (layer, head) in state["off"]
         label = head_label(layer, head)
-        top = max(range(row + 1), key=lambda j: rows[row][j])
+        top = lesson.top_key(rows, row)
         figures.append(["figure", classes("train-head", "text-head", "off" if off else ""),
                         head_map(rows, text, label, row, off),
                         ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} (",
@@ -396,7 +396,7 @@ PROSE = {
     "text-steps": lambda: f"{model().about['steps']:,}",
     "text-copy-trained": lambda: measurement(lambda m: percent(m["copy"]["trained"])),
     "text-copy-unseen": lambda: measurement(lambda m: percent(m["copy"]["unseen"])),
-    "text-chance": lambda: percent(1 / len(model().vocab)),
+    "text-chance": lambda: percent(lesson.chance(model())),
     "text-bits": bits_verdict,
     "text-near-pair": lambda: ["kbd", {}, _near_pair()],
     "text-exact-id": lambda: f"{default_exact():.2f}",

@@ -416,3 +416,14 @@ def test_the_training_time_is_the_runs_cpu_time_not_its_wall_time():
     about = MODEL.about
     assert about["training_cpu_seconds"] == 115.4 and about["training_seconds"] > about["training_cpu_seconds"]
     assert fig.PROSE["text-minutes"]() == "1.9 minutes of one core's time"
+
+
+def test_right_guesses_top_key_and_chance_worked_by_hand():
+    """The counts and picks the figure prints, from mha.text_lesson: a guess is right when it is the text's next
+    character (the last position has none); a row's top key is its largest weight among keys 0..row, the first on
+    a tie; chance is one in the vocabulary's size."""
+    reading = dataclasses.make_dataclass("R", ["text", "guess"])(text="abab", guess=["b", "x", "b", "a"])
+    assert lesson.right_guesses(reading) == [True, False, True, False]
+    weights = [[1.0, 0, 0], [0.25, 0.75, 0], [0.4, 0.2, 0.4]]
+    assert [lesson.top_key(weights, row) for row in range(3)] == [0, 1, 0]
+    assert lesson.chance(MODEL) == 1 / 65 and fig.PROSE["text-chance"]() == "1.5%"
