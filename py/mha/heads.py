@@ -160,7 +160,9 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     themselves, i.e. self-attention). heads divides d, kv_heads divides heads;
     query head i shares key/value head g(i) = i // (heads / kv_heads).
     w_q, w_o: d x d; w_k, w_v: d x (kv_heads * head_width); None = identity.
-    causal: query i may attend only to positions j <= i.
+    causal: query i may attend only to positions j <= i (self-attention only: the
+    context is another sequence, so none of it comes later; causal with context
+    raises ValueError).
     temperature: every head divides its scores by sqrt(head_width) * temperature
     (1.0: the plain recipe; below 1 sharper rows, above 1 flatter ones).
     project(vectors, w): x @ W for checked inputs (mha.matmul); a caller that
@@ -171,6 +173,9 @@ def multi_head_attention(tokens, heads, *, context=None, kv_heads=None, causal=F
     source = tokens if context is None else context
     if context is not None:
         check_matrix("context token", context, width)
+        if causal:
+            raise ValueError("the causal mask is for self-attention: a context is another sequence, none of "
+                             "it later, so pass causal=False with context=")
     kv_heads = heads if kv_heads is None else kv_heads
     head_width = check_heads(width, heads, kv_heads)
     group = heads // kv_heads

@@ -17,6 +17,8 @@ import math
 from typing import NamedTuple
 
 import mha
+import mha.text_lesson as text_lesson
+from figures import text as text_figures
 from figures.registry import Figure
 from mha.lesson import COMPETITION_DISTRACTORS, COMPETITION_HEADS, COMPETITION_QUERY, COMPETITION_RELEVANT
 from page.dom import band_class, body_row, counted, fixed, header_row, number_cell, table, weight_class
@@ -24,6 +26,7 @@ from page.state import MAX_DISTRACTORS
 
 NAMES = [f"head {h}" for h in range(COMPETITION_HEADS)] + ["one wide head"]  # the lines, in the order of relevant_weights
 BANDS = [band_class(h) for h in range(COMPETITION_HEADS)] + ["wide"]     # their colours (style.css, competition.css)
+HELD = "held"  # head 0's line, dot, name and row: competition.css hides them until section 10's Check
 SAMPLES = (*range(11), 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800,
            MAX_DISTRACTORS)  # the counts the chart's lines pass through: about even steps on its log axis
 
@@ -106,8 +109,9 @@ def competition_figure(distractors):
     head = header_row("head", [distractors_text(k) for k in counts])
     columns = [weights_at(k) for k in counts]
     rows = [body_row(name, [_weight_cell(column[i]) for column in columns]) for i, name in enumerate(NAMES)]
+    rows[0][1]["class"] = HELD
     caption = (f"how much of the last token's attention lands on token 0, the relevant one, "
-               f"among {len(competition_tokens(distractors)):,} tokens (this figure's own causal mask, on whatever "
+               f"among {len(competition_tokens(distractors)):,} tokens (masked causally here, whatever "
                f"section 3's box says)")
     return table("weight on the relevant token", caption, head, rows, "competition")
 
@@ -151,7 +155,6 @@ WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM, LABEL_GAP = WIDE[1:]  # the desktop dra
 Y_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 X_TICKS = (0, 1, 10, 100, MAX_DISTRACTORS)  # labelled; between them, unlabelled marks at 3, 30, 300
 X_MINOR = (3, 30, 300)
-HELD = "held"  # head 0's line, dot and name: hidden by competition.css until section 10's question is checked
 
 
 def _x(k, at=WIDE):
@@ -255,7 +258,17 @@ def _prose_numbers():
     """<!--value:KEY--> numbers: token 0's weight over a distractor's (in head 1, a distractor's over token 0's)."""
     return {"competition-lead-head-0": lambda: f"{leads()[0]:.1f}",
             "competition-lead-wide": lambda: f"{leads()[2]:.1f}",
-            "competition-trail-head-1": lambda: f"{head_1_trail():.1f}"}
+            "competition-trail-head-1": lambda: f"{head_1_trail():.1f}",
+            "prompts-one-copy": lambda: f"{one_copy():.2f}"}
+
+
+def one_copy():
+    """Section 9's model on its default text as written, the id once before the prompt: p of the id's end (the
+    baseline for the near-duplicate and exact-repeat numbers section 10 cites from section 9)."""
+    found = text_lesson.find_id(text_lesson.DEFAULT_PROMPT)
+    prompt = text_lesson.DEFAULT_PROMPT[:found.prompt_length]
+    return text_figures.run_steps(text_lesson.trial_steps(text_figures.model(), prompt, [found.end])).probabilities[
+        found.end]
 
 
 # --- the registry: this family's elements ----------------------------------------

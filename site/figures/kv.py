@@ -20,6 +20,7 @@ WEIGHT_BYTES = 2          # the weights in bf16
 PROSE_MODEL = "Llama-3-8B"          # section 6's worked bill
 PROSE_LONG_MODEL = "Llama-3.1-8B"   # the same shape, built for 128k tokens
 PROSE_WINDOW_MODEL = "Mistral-7B-v0.1"
+QUESTION_MODELS = ("Llama-2-7B", "Llama-3-70B")  # section 6's question compares their bills: theirs wait for Check
 
 
 # --- grouped-query sharing -------------------------------------------------
@@ -266,8 +267,12 @@ def kv_cache_readout(shape, seq_len, bytes_per_value=2, batch=1):
     source = f" ({shape.source}, config.json)" if shape.source else ""
     caption = f"{shape.name}{source}: {counted(seq_len, 'token')}, {conversations}"
     warning = context_warning(shape, seq_len)
+    held = shape.name in QUESTION_MODELS  # kv.css hides the bill, and shows the note, until the question's Check
     return [["p", {"class": "kv-warning", "role": "status"}, *([warning] if warning else [])],
-            ["table", {"class": "figure-table kv-bill", "aria-label": f"KV cache bill for {shape.name}"},
+            *([["p", {"class": "note kv-held"}, f"{shape.name}'s bill waits for your answer to the question "
+                                                 "above."]] if held else []),
+            ["table", {"class": "figure-table kv-bill" + (" held" if held else ""),
+                       "aria-label": f"KV cache bill for {shape.name}"},
              ["caption", {}, caption], ["tbody", {}, *rows]]]
 
 

@@ -16,7 +16,7 @@ data-before="ID" is shown until then (a note saying what waits).
 from typing import Callable, NamedTuple
 
 import mha
-from figures import competition
+from figures import competition, kv
 from figures import training
 from figures.registry import Figure
 from page.dom import fixed, vector_text
@@ -159,7 +159,7 @@ BYTES_PER_VALUE = 2  # 16-bit keys and values, as section 6's calculator starts
 
 def sharing_models():
     """Llama-2-7B's and Llama-3-70B's shapes (mha.MODEL_SHAPES) and their bills for one kept token."""
-    shapes = [model_shape(name) for name in ("Llama-2-7B", "Llama-3-70B")]
+    shapes = [model_shape(name) for name in kv.QUESTION_MODELS]
     return [(shape, mha.model_bill(shape, 1, BYTES_PER_VALUE)) for shape in shapes]
 
 

@@ -88,7 +88,7 @@ def compute(state, before=None):
     wide = mha.multi_head_attention(tokens, 1, causal=causal).weights[0]  # the one wide head
     if state["context"] is None:
         return View(result, wide, projected=rows, blend=blend)
-    context = state["context"]
+    context = state["context"]  # no causal=: mha refuses a causal mask across two sequences
     cross = mha.multi_head_attention(tokens, heads, kv_heads=kv, context=context, **weights)
     cross_wide = mha.multi_head_attention(tokens, 1, context=context).weights[0]
     return View(result, wide, cross, cross_wide, rows, blend)

@@ -1,4 +1,4 @@
-"""Section 9 in a browser: the chart is drawn before Python runs, follows the distractor count (0 to 1,000),
+"""Section 10 in a browser: the chart is drawn before Python runs, follows the distractor count (0 to 1,000),
 the sentence under it quotes the same numbers, and it all fits a phone.
 
 References: the weights worked by hand in tests/unit/test_competition.py's docstring, repeated here.
@@ -77,17 +77,30 @@ def test_typing_a_count_redraws_the_chart_the_tables_and_the_sentence(lesson):
 
 
 def test_head_0s_line_and_the_charts_table_wait_for_check(lesson):
-    """Issue 28: section 9's question asks what head 0 keeps at 1,000; its line (and the table of the chart's
-    numbers) wait for Check, as section 2's counts do. Another pick hides them again."""
+    """Issue 28, review item 12: section 10's question asks what head 0 keeps at 1,000; its line, its row, the
+    table of the chart's numbers, the live sentence and the paragraphs on the leads wait for Check, as section 2's
+    counts do. Another pick hides them again."""
     held = lesson.locator("#competition-chart svg.wide polyline.head-0")
     question = lesson.locator("fieldset[data-question=prompts]")
     question.locator("input[type=radio]").first.check()  # a new pick: what Check showed waits again
+    table = lesson.get_by_role("table", name="weight on the relevant token", exact=True)
+    lesson.locator("#distractors").fill("1000")  # review item 12: typing the count showed head 0's 0.2197
+    expect(table.locator("thead th").nth(2)).to_have_text("1,000 distractors")
     expect(held).to_have_css("visibility", "hidden")
     expect(lesson.locator(".competition-details")).to_be_hidden()
+    expect(table.locator("tbody tr.held")).to_be_hidden()
+    expect(table.locator("tbody tr:not(.held)")).to_have_count(2)
+    expect(table.locator("tbody tr:not(.held)").first).to_be_visible()
+    expect(lesson.locator("#competition-now")).to_be_hidden()  # its paragraph, and the next, wait too
+    expect(lesson.get_by_text("only later")).to_be_hidden()
     expect(lesson.locator("#competition-chart svg.wide polyline.head-1")).to_have_css("visibility", "visible")
     question.get_by_role("button", name="Check my answer").click()
     expect(held).to_have_css("visibility", "visible")
     expect(lesson.locator(".competition-details")).to_be_visible()
+    expect(table.locator("tbody tr.held")).to_be_visible()
+    expect(lesson.locator("#competition-now")).to_have_text(sentence("1,000 distractors", 1000))
+    expect(lesson.locator("#competition-now")).to_be_visible()
+    expect(lesson.get_by_text("only later")).to_be_visible()
 
 
 def test_the_chart_and_its_table_fit_a_phone(browser, site_url):

@@ -147,6 +147,25 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
     expect(warning).to_contain_text("8192 that Llama-3-70B")
 
 
+def test_the_question_models_bills_wait_for_check_and_others_do_not(reader):
+    """Review item 15: picking Llama-2-7B showed 512.0 KiB a token before section 6's Check."""
+    question, bill = reader.locator('fieldset[data-question="sharing"]'), reader.locator("#kv-bill")
+    question.get_by_role("radio").nth(1).check()  # a new pick: what Check showed waits again
+    for name in ("Llama-2-7B", "Llama-3-70B"):
+        reader.locator("#kv-model").select_option(name)
+        expect(bill.locator(".kv-held")).to_have_text(f"{name}'s bill waits for your answer to the question above.")
+        expect(bill.locator(".kv-held")).to_be_visible()
+        expect(bill.locator("table")).to_be_hidden()
+    reader.locator("#kv-model").select_option("Mistral-7B-v0.1")
+    expect(bill.locator(".kv-held")).to_have_count(0)
+    expect(bill.locator("table")).to_be_visible()
+    reader.locator("#kv-model").select_option("Llama-2-7B")
+    question.get_by_role("button", name="Check my answer").click()
+    expect(bill.locator(".kv-held")).to_be_hidden()
+    expect(bill.locator("table")).to_be_visible()
+    expect(bill).to_contain_text("= 512.0 KiB")  # 2 x 32 layers x 32 kv heads x 128 x 2 bytes = 2**19 B
+
+
 def test_the_table_names_every_config_and_follows_the_fields(reader):
     table = reader.get_by_role("table", name="KV cache by model", exact=True)
     expect(table.locator("tbody th")).to_have_text([f"{s.name} {s.source}" for s in mha.MODEL_SHAPES])

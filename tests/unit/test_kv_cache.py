@@ -268,6 +268,22 @@ def test_kv_cache_readout_for_llama_3_8b():
     assert "meta-llama/Meta-Llama-3-8B" in text(find(readout, "caption"))
 
 
+def test_the_bills_section_6s_question_compares_wait_for_its_check():
+    """Review item 15: picking Llama-2-7B showed 512.0 KiB a token before Check. The two models the question names
+    get a note, and their bill the class kv.css hides until then; any other model's bill shows at once."""
+    assert figure_state.model_shape("Llama-2-7B").kv_heads == 32 and kv.QUESTION_MODELS == ("Llama-2-7B", "Llama-3-70B")
+    for name in kv.QUESTION_MODELS:
+        readout = kv.kv_cache_readout(figure_state.model_shape(name), 4096)
+        assert find(readout, "table")[0][1]["class"] == "figure-table kv-bill held"
+        assert text(find(readout, "p", **{"class": "note kv-held"})) == (
+            f"{name}'s bill waits for your answer to the question above.")
+    readout = kv.kv_cache_readout(LLAMA_3_8B, 8192)
+    assert find(readout, "table")[0][1]["class"] == "figure-table kv-bill"
+    assert not find(readout, "p", **{"class": "note kv-held"})
+    css = (pathlib.Path(kv.__file__).parents[1] / "styles" / "kv.css").read_text()
+    assert '.figure-panel:has([data-after="sharing"][hidden]) .kv-bill.held { display: none; }' in css
+
+
 def test_the_readout_warns_beyond_the_context_and_counts_the_batch():
     """131072 tokens x 2 conversations: 2 x 16 GiB = 32 GiB, and 131072 > Llama-3-8B's 8192."""
     readout = kv.kv_cache_readout(LLAMA_3_8B, 131072, 2, 2)

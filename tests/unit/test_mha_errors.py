@@ -20,6 +20,8 @@ GOOD = [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 1.0, 0.0]]
     (lambda: mha.multi_head_attention(GOOD, 0), "heads must be at least 1"),
     (lambda: mha.multi_head_attention(GOOD, 4, kv_heads=3), "4 query heads are not divisible by 3 key/value heads"),
     (lambda: mha.multi_head_attention(GOOD, 2, context=[[1.0, 2.0]]), "context token 0 has width 2, expected 4"),
+    (lambda: mha.multi_head_attention(GOOD, 2, causal=True, context=GOOD), "the causal mask is for self-attention"),
+    (lambda: mha.single_head_attention(GOOD, causal=True, context=GOOD), "pass causal=False with context="),
     (lambda: mha.multi_head_attention(GOOD, 2, w_q=[[1.0] * 4] * 3), "w_q must have 4 rows"),
     (lambda: mha.multi_head_attention(GOOD, 2, kv_heads=1, w_k=[[1.0] * 4] * 4), "w_k must have 2 columns"),
     (lambda: mha.multi_head_attention([[1e200] * 4], 1), "overflowed"),

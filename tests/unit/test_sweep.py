@@ -1003,6 +1003,8 @@ def competition_says_the_weights_worked_by_hand(r):
     assert f"among {k + 2:,} tokens" in caption(now)
     assert_printed([[c.strip() for c in row] for row in body_cells(now)],
                    np.array([relevant_by_hand(c) for c in counts]).T, "competition table")
+    held = [row[1].get("class") for row in find(find(now, "tbody")[0], "tr")]
+    assert held == ["held", None, None], "head 0's row (the question's answer at 1,000) waits for Check: " + str(held)
     curve = table(r.trees["competition-curve"], "relevant weight by distractor count")
     counts = [int(text(row[2]).replace(",", "")) for row in find(find(curve, "tbody")[0], "tr")]
     assert k in counts and counts == sorted(set(counts)) and counts[0] == 0 and counts[-1] == 1000
@@ -1072,6 +1074,10 @@ def kv_bill_is_the_product_of_the_shape_and_the_fields(r):
         assert text(rows["weights and KV cache together"][3]) == bytes_text(weights + cache)
     assert caption(bill).startswith(f"{shape.name}") and caption(bill).endswith(
         f": {plural(kv.seq_len, 'token')}, {conversations}")
+    asked = shape.name in ("Llama-2-7B", "Llama-3-70B")  # section 6's question: their bills wait for its Check
+    notes = [text(p) for p in with_class(bill, "p", "kv-held")]
+    assert notes == ([f"{shape.name}'s bill waits for your answer to the question above."] if asked else []), notes
+    assert ("held" in class_list(find(bill, "table")[0])) == asked, shape.name
     warning = text(with_class(bill, "p", "kv-warning")[0])
     beyond = shape.context is not None and kv.seq_len > shape.context
     assert bool(warning) == beyond and (not beyond or f"{kv.seq_len} tokens is more than the {shape.context}"
