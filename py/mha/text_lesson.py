@@ -20,7 +20,6 @@ probability off a Reading (the product over its characters), as mha.text.continu
 
 import random
 import re
-import statistics
 from typing import NamedTuple
 
 import mha.text
@@ -161,6 +160,8 @@ def typical_ids(count=TYPICAL_COUNT, seed=TYPICAL_SEED, length=TYPICAL_LENGTH):
 
 def typical(model, ids=None, form=DEFAULT_FORM):
     """The near-duplicate experiment on each id in form (typical_ids() by default): Typical, the medians."""
+    import statistics  # build time only: the page never calls typical(), so its Python never loads this
+
     one, exact, near, own, other = [], [], [], 0, 0
     for word in ids or typical_ids():
         text = form.format(word)
