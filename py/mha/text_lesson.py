@@ -158,10 +158,16 @@ def typical_ids(count=TYPICAL_COUNT, seed=TYPICAL_SEED, length=TYPICAL_LENGTH):
     return ["".join(draw.choice(SWAP) for _ in range(length)) for _ in range(count)]
 
 
+def _median(values):
+    """The middle of values, sorted (the mean of the middle two for an even count). Not statistics.median:
+    build.py gives the page's Python every standard module mha imports, and the page never needs this one."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def typical(model, ids=None, form=DEFAULT_FORM):
     """The near-duplicate experiment on each id in form (typical_ids() by default): Typical, the medians."""
-    import statistics  # build time only: the page never calls typical(), so its Python never loads this
-
     one, exact, near, own, other = [], [], [], 0, 0
     for word in ids or typical_ids():
         text = form.format(word)
@@ -173,7 +179,7 @@ def typical(model, ids=None, form=DEFAULT_FORM):
         near.append(trial.probabilities[found.end])
         own += trial.copied == found.end
         other += trial.copied == found.near_end
-    return Typical(len(one), statistics.median(one), statistics.median(exact), statistics.median(near), own, other)
+    return Typical(len(one), _median(one), _median(exact), _median(near), own, other)
 
 
 def _id_or_refuse(text):
