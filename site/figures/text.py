@@ -20,6 +20,7 @@ import functools
 import mha.text
 import mha.text_lesson as lesson
 from figures.registry import Figure
+from figures.training import head_label, percent  # section 8's names and percentages, one way
 from page.dom import classes
 
 CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
@@ -34,10 +35,6 @@ def model():
 def names():
     """[(layer, head), ...] in layer order: the order of a Reading's heads and of the switches."""
     return model().names
-
-
-def head_label(layer, head):
-    return f"layer {layer} head {head}"
 
 
 def shown(c):
@@ -175,10 +172,6 @@ def maps(reading, state):
             ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
                                                                                    f" ({p:.4f})"]], "."]]
-
-
-def percent(x):
-    return f"{100 * x:.1f}%"
 
 
 def chance_text(p):
