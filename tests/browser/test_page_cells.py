@@ -420,6 +420,9 @@ def test_tab_from_the_top_reaches_every_control_and_never_changes_a_cells_code(p
     cell's code as it was (Tab moves past an editor the reader has not typed in)."""
     page.goto(site_url)
     wait_cells_ready(page)
+    for section, part in (("trained", "training"), ("text", "text")):  # each enables its buttons once woken,
+        page.locator(f"#{section}").scroll_into_view_if_needed()        # as it nears: a disabled one is no stop
+        expect(page.locator("body")).to_have_attribute(f"data-{part}", "ready", timeout=READY_TIMEOUT_MS)
     page.locator("#cell-two-heads").scroll_into_view_if_needed()  # the editor's script loads as a cell nears
     expect(page.locator("textarea[data-cell-code][data-editor]")).to_have_count(len(cell_view.CELLS),
                                                                           timeout=READY_TIMEOUT_MS)
