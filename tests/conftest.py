@@ -81,11 +81,20 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 # Pyodide start-up is ~3-4 s here (12 MB from loopback, then booting CPython in wasm),
 # but a loaded 2-core CI box can take many times that: wait long, never sleep.
 READY_TIMEOUT_MS = 60_000
+# What one expect() waits for a redraw: Playwright's 5 s, once missed by a hashchange's notice while the
+# other worker's browser and a build shared the two cores (the test passes alone). A wait, not a retry:
+# a page that never shows the text still fails, 15 s later.
+EXPECT_TIMEOUT_MS = 15_000
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "expected_console(*patterns): console/page errors matching a regex are allowed")
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # the unit tests need no Playwright
+        return
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -147,12 +147,12 @@ def _next():
     code = browser.document.getElementById(cell_view.element_id(name, "code")).value
     _run.update(id=_run["id"] + 1, name=name, started=browser.window.performance.now())
     _ran[_run["id"]] = name
-    _run["timer"] = browser.window.setTimeout(_worker["on_limit"], round(cell_view.TIME_LIMIT * 1000))
+    _run["timer"] = browser.window.setTimeout(_worker["on_limit"], round(cell_view.time_limit(name) * 1000))
     _button(name, "stop").disabled = False
     draw(cell_view.element_id(name, "output"), [])
     draw(cell_view.element_id(name, "error"), [])
     _clear_refused(name)
-    _say(name, cell_view.RUNNING)
+    _say(name, cell_view.running(name))
     message = {"id": _run["id"], "code": code, "figure": _page["figure"]()}
     _worker["js"].postMessage(browser.to_js(message, dict_converter=browser.window.Object.fromEntries))
 
@@ -178,7 +178,7 @@ def _stop(why):
     """End the run on now by terminating the worker ('limit', 'stop' or 'crash'); a fresh worker starts."""
     _worker["js"].terminate()
     name, seconds = _end_run()
-    error, status = cell_view.stopped(seconds, why)
+    error, status = cell_view.stopped(name, seconds, why)
     draw(cell_view.element_id(name, "error"), cell_view.error(error))  # the output printed so far stays
     _say(name, status)
     start_worker()

@@ -13,9 +13,9 @@ from pathlib import Path
 SOURCES = Path(__file__).resolve().parent / "sources"  # build time only: the browser reads the textarea
 CELLS = ("two_heads", "one_head", "training")
 TIME_LIMIT = 5.0  # seconds; the page then terminates the cells' worker (app/cells.py)
+TIME_LIMITS = {"training": 120.0}  # a cell that trains: 300 steps take tens of seconds on a laptop
 RUNS_HERE = ("Runs in this tab, in a Python of its own. It can read this site's own files; the page lets no "
              "code reach any other site.")
-KEYS = f"Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Stop, or {TIME_LIMIT:g} s, ends a run."
 TAB = "Tab moves past the code. Once you type in it, Tab indents; Esc, then Tab, leaves."  # above the editor
 WAITING = "Run works once Python has started (see the progress at the top)."
 FAILED = "Python did not start, so this cell cannot run; its code is still here to read and copy."
@@ -34,6 +34,21 @@ def title(name):
 def element_id(name, part=""):
     """'cell-two-heads' (the container index.html gives), or 'cell-two-heads-code', '-bar', ..."""
     return f"cell-{kebab(name)}" + (f"-{part}" if part else "")
+
+
+def time_limit(name):
+    """Seconds a run of this cell may take before the page ends it."""
+    return TIME_LIMITS.get(name, TIME_LIMIT)
+
+
+def keys(name):
+    """The key hint beside a cell's buttons, with its own time limit."""
+    return f"Ctrl+Enter (\u2318+Enter) or Shift+Enter runs. Stop, or {time_limit(name):g} s, ends a run."
+
+
+def running(name):
+    """The status while the cell runs."""
+    return f"Running\u2026 (Stop, or {time_limit(name):g} s, ends it)"
 
 
 def source(name):
@@ -66,7 +81,7 @@ def cell(name, code):
 def bar(name, ready, status=""):
     """Run, Stop (while a run is on) and Reset (disabled until Python is ready), the key hint, a status sentence."""
     off = not ready
-    hints = ([["small", {"class": "cell-keys", "id": element_id(name, "keys")}, KEYS]] if ready else
+    hints = ([["small", {"class": "cell-keys", "id": element_id(name, "keys")}, keys(name)]] if ready else
              [["small", {"class": "cell-keys", "id": element_id(name, "keys")},
                ["span", {"class": "when-loading"}, WAITING], ["span", {"class": "when-failed"}, FAILED]]])
     return [
@@ -113,12 +128,12 @@ def ran_status(seconds, error, shown=None):
     return f"{ended} show() sent {shown} token{'s' if shown != 1 else ''} to the figure."
 
 
-def stopped(seconds, why):
-    """The error text and the status after the page ended a run: why, and that the next Run works.
+def stopped(name, seconds, why):
+    """The error text and the status after the page ended a run of cell NAME: why, and that the next Run works.
 
     why: 'limit' (the time limit), 'stop' (the Stop button) or 'crash' (the worker died).
     """
-    reason = {"limit": f"it was still running after the {TIME_LIMIT:g} s limit",
+    reason = {"limit": f"it was still running after the {time_limit(name):g} s limit",
               "stop": "you pressed Stop",
               "crash": "its Python crashed (out of memory or stack, most likely)"}[why]
     error = (f"Stopped after {took(seconds)}: {reason}. The cells' Python has been restarted and your "
@@ -126,7 +141,6 @@ def stopped(seconds, why):
     return error, f"Stopped after {took(seconds)}: see why below."
 
 
-RUNNING = f"Running\u2026 (Stop, or {TIME_LIMIT:g} s, ends it)"
 WAITING_FOR_PYTHON = "Waiting for the cells' Python to start\u2026 (it loads in the background; Stop cancels this run)"
 QUEUED = "Waiting for the running cell to finish\u2026 (Stop cancels this run)"
 ALREADY_RUNNING = "Still running: that press changed nothing (Stop ends this run)."

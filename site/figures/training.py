@@ -626,10 +626,10 @@ def _sample_run():
     return next(SAMPLE[-n:] for n in range(len(SAMPLE) // 2, 0, -1) if SAMPLE[-n:] == SAMPLE[-2 * n:-n])
 
 
-def _cell_seconds():
-    """The training cell's own time budget: its `seconds = ...` line."""
+def _cell_steps():
+    """The training cell's own steps: its `steps = ...` line."""
     source = Path(__file__).resolve().parents[1] / "cells" / "sources" / "training.py"  # build time only
-    line = next(line for line in source.read_text().splitlines() if line.startswith("seconds = "))
+    line = next(line for line in source.read_text().splitlines() if line.startswith("steps = "))
     return line.split("=")[1].strip()
 
 
@@ -637,7 +637,7 @@ PROSE = {
     "train-look-rows": lambda: f"{len(SAMPLE) - len(_sample_run())} to {len(SAMPLE) - 1}",
     "train-look-run": _sample_run,
     "train-look-shift": lambda: str(len(_sample_run()) - 1),
-    "train-cell-seconds": _cell_seconds,
+    "train-cell-steps": _cell_steps,
     "train-letters": lambda: f"{LETTERS[0]} to {LETTERS[mha.training.VOCAB - 1]}",
     "train-length": lambda: str(mha.training.LENGTH),
     "train-width": lambda: str(mha.training.WIDTH),

@@ -23,6 +23,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import build
+import mha.training
 from cells import view as cell_view
 from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field as grid_field,
                       wait_cells_ready, wait_ready)
@@ -176,6 +177,32 @@ def test_every_cell_prints_the_lesson_numbers(page, site_url):
         text = output(page, name).text_content()
         for heading, rows in blocks.items():
             assert printed_rows(text, heading, len(rows)) == rows, (name, heading, text)
+
+
+TRAINING_PROGRESS = re.compile(r"^step +(\d+): loss \d\.\d{3}, top previous-token (\d\.\d\d), top induction (\d\.\d\d)$",
+                               re.M)
+
+
+def test_the_training_cells_invitation_raise_steps_to_300_shows_both_top_scores_climb(page, site_url):
+    """Section 8: "Raise steps to 300 and watch both climb as the pair forms." Followed as a reader would:
+    the steps line changed in the editor, Run. The lines arrive while it runs (the status still says
+    Running), one every 20 steps to 300, inside the cell's own limit; from the first line to the last the
+    top previous-token score rises by over 0.2 and the top induction score passes section 8's line (INDUCTION_MIN)."""
+    page.goto(site_url)
+    wait_cells_ready(page)
+    shipped = (CELLS / "training.py").read_text()
+    assert shipped.count("steps = 60\n") == 1
+    replace_code(page, "training", shipped.replace("steps = 60\n", "steps = 300\n"))
+    run_button(page, "training").click()
+    expect(output(page, "training")).to_contain_text("step  20: loss", timeout=READY_TIMEOUT_MS)
+    expect(status(page, "training")).to_have_text(cell_view.running("training"))  # the lines came as it trained
+    expect(status(page, "training")).to_have_text(re.compile("^Ran in"),
+                                                  timeout=cell_view.time_limit("training") * 1000)
+    rows = TRAINING_PROGRESS.findall(output(page, "training").text_content())
+    assert [int(step) for step, _, _ in rows] == list(range(20, 301, 20))
+    (_, previous_first, induction_first), (_, previous_last, induction_last) = rows[0], rows[-1]
+    assert float(previous_last) > float(previous_first) + 0.2, rows
+    assert float(induction_first) < mha.training.INDUCTION_MIN <= float(induction_last), rows
 
 
 # Standard modules outside the page's own zip: wholly (statistics, email) or in a package the page's zip
@@ -653,7 +680,7 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     assert results.violations_count == 0, results.generate_report()
     wasm.release()
     wait_ready(page)
-    expect(page.locator(".cell-keys")).to_have_text([cell_view.KEYS] * page.locator("[data-cell]").count())
+    expect(page.locator(".cell-keys")).to_have_text([cell_view.keys(name) for name in cell_view.CELLS])
     run(page, "two_heads")
     run(page, "one_head", NAME_ERROR)
     for name in page.locator("[data-cell]").evaluate_all("cells => cells.map(c => c.dataset.cell)"):

@@ -491,16 +491,7 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
 
 # --- the code cell, accessibility ------------------------------------------------------------
 
-def test_the_training_cell_runs_in_the_browser_and_prints_both_top_scores_as_it_trains(reader):
-    expect(reader.locator("body")).to_have_attribute("data-cells", "ready", timeout=READY_MS_CELLS)
-    reader.get_by_role("button", name="Run cell: training", exact=True).click()
-    status = reader.locator("#cell-training-status")
-    expect(status).to_have_text(re.compile(r"^(Ran|Failed|Stopped) "), timeout=READY_MS_CELLS)
-    expect(status).to_have_text(re.compile(r"^Ran in "))  # well inside the cells' time limit
-    output = reader.locator("#cell-training-output")  # it stops itself at 2.5 s, inside the page's 5 s
-    expect(output).to_contain_text(re.compile(r"step +10: loss \d\.\d{3}, top previous-token \d\.\d\d, top induction "
-                                              r"\d\.\d\d"))
-    expect(output).to_contain_text(re.compile(r"held-out accuracy \(32 sequences\): \d+\.\d%"))
+# (The training cell, run in the page with its invitation followed: test_page_cells.py.)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -107,7 +107,19 @@ def test_where_cells_run_is_said_once_above_the_first_cell_and_the_keys_under_ea
     assert said == [view.CELLS[0]]
     assert view.RUNS_HERE in text(trees[view.element_id(view.CELLS[0])])
     for name in view.CELLS:  # the keys note, once Python is ready (before it, a sentence saying Run waits)
-        assert view.KEYS in text(view.bar(name, ready=True))
+        assert view.keys(name) in text(view.bar(name, ready=True))
+
+
+def test_each_cell_names_its_own_time_limit_and_the_training_cell_gets_two_minutes():
+    """The training cell's invitation (300 steps) needs more than the other cells' 5 s; each says its own."""
+    from cells import view
+
+    assert [view.time_limit(name) for name in view.CELLS] == [5.0, 5.0, 120.0]
+    assert view.keys("two_heads").endswith("Stop, or 5 s, ends a run.")
+    assert view.keys("training").endswith("Stop, or 120 s, ends a run.")
+    assert view.running("training") == "Running\u2026 (Stop, or 120 s, ends it)"
+    assert "after the 120 s limit" in view.stopped("training", 120.2, "limit")[0]
+    assert "after the 5 s limit" in view.stopped("one_head", 5.1, "limit")[0]
 
 
 def test_the_refused_note_names_each_url_up_to_three_then_counts_the_rest():
