@@ -22,6 +22,7 @@ Every number comes from mha.training; this module arranges them. Tokens are show
 import functools
 import json
 import os
+import time
 from pathlib import Path
 
 import mha
@@ -138,15 +139,45 @@ def run_data(seed=SEED, count=COUNT):
     "params" (rounded, but the last checkpoint's, which keep every digit), "scores", "ablated"}]} (see measure),
     measured as trained, so a reader who trains the same seed sees the same numbers. Build time only."""
     path = _cache_path(seed, count)
-    if path is not None and path.is_file():
-        return json.loads(path.read_text())
-    data = _compute(seed, count)
-    if path is not None:
-        path.parent.mkdir(exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.part")  # builds running side by side: rename is atomic
-        partial.write_text(json.dumps(data, separators=(",", ":")))
-        partial.replace(path)
-    return data
+    if path is None:
+        return _compute(seed, count)
+    path.parent.mkdir(exist_ok=True)
+    while not path.is_file():
+        if not _take(path.with_suffix(".lock")):  # another process is training this run: wait for its file
+            time.sleep(0.5)
+            continue
+        try:
+            partial = path.with_suffix(f".{os.getpid()}.part")  # rename is atomic: no reader sees half a file
+            partial.write_text(json.dumps(_compute(seed, count), separators=(",", ":")))
+            partial.replace(path)
+        finally:
+            path.with_suffix(".lock").unlink(missing_ok=True)
+    return json.loads(path.read_text())
+
+
+def _take(lock):
+    """Create LOCK with this process's pid, or find it held by a live process (False). A lock left by a
+    process that died is taken over. Why: the build and the tests (two pytest-xdist workers) ask for the
+    run side by side on a clean clone, and each trained it, a minute of CPU twice over on two cores."""
+    try:
+        descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            holder = lock.read_text()
+            if not holder.isdigit():
+                return False  # its pid is being written (or it was just released): look again
+            os.kill(int(holder), 0)
+            return False
+        except FileNotFoundError:  # just released
+            return _take(lock)
+        except ProcessLookupError:  # its process died before it wrote the run
+            lock.unlink(missing_ok=True)
+            return _take(lock)
+        except PermissionError:  # alive, another user's
+            return False
+    with os.fdopen(descriptor, "w") as file:
+        file.write(str(os.getpid()))
+    return True
 
 
 MEASURED = ("heads", "scores", "ablated", "scores_off", "first_token", "copy")  # measure()'s keys

@@ -7,6 +7,7 @@ params, which is what the page's Python runs in the browser.
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -495,3 +496,19 @@ def test_the_switch_off_question_is_answered_from_the_build_time_runs_measuremen
     assert 'id="q-trained"' in SECTION
 
 
+
+
+def test_the_build_time_runs_lock_is_taken_once_and_taken_over_from_a_process_that_died(tmp_path):
+    """run_data()'s lock: the build and a test asking side by side on a clean clone train the run once. A lock a
+    live process holds is not taken; one whose process has died is; one still being written is waited for."""
+    import subprocess
+    import sys
+
+    lock = tmp_path / "training.lock"
+    assert fig._take(lock) and lock.read_text() == str(os.getpid())
+    assert not fig._take(lock)  # held, by this live process
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    lock.write_text(dead.stdout.strip())
+    assert fig._take(lock) and lock.read_text() == str(os.getpid())
+    lock.write_text("")
+    assert not fig._take(lock)
