@@ -53,6 +53,6 @@ done
 .venv/bin/python scripts/browsers.py >&2
 
 # Two workers, one a core (pytest-xdist); a file's tests stay on one worker, since a module's tests share
-# one loaded page. The build is shared (tests/conftest.py). Extra arguments come after, so -n 0 runs
-# everything in this one process.
-exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"
+# one loaded page. The build is shared, and the files go in tests/conftest.py's order (no reorder by size):
+# those that need no build first, beside it. Extra arguments come after, so -n 0 runs everything in this process.
+exec .venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder "$@"

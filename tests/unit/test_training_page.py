@@ -512,3 +512,17 @@ def test_the_build_time_runs_lock_is_taken_once_and_taken_over_from_a_process_th
     assert fig._take(lock) and lock.read_text() == str(os.getpid())
     lock.write_text("")
     assert not fig._take(lock)
+
+
+def test_section_8s_question_builds_from_the_default_state_without_nan_inf_or_none():
+    """test_sweep.py's check of every static figure, for the one that reads the build-time run (this module waits
+    for the build, which trains it: the sweep's file then runs beside the build instead of waiting for it)."""
+    from figures import FIGURES
+    from page import state as page_state
+    from test_sweep import BROKEN, READ_THE_RUN, STATIC
+
+    assert READ_THE_RUN <= set(STATIC)
+    state = page_state.default_state()
+    view = page_state.compute(state)
+    for fid in sorted(READ_THE_RUN):
+        assert not BROKEN.search(dom.to_html(["div", {}, *FIGURES[fid].build(state, view, None)])), fid
