@@ -163,7 +163,7 @@ def maps(reading, state):
                         head_map(rows, text, label, row, off),
                         ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} (",
                          ["kbd", {}, shown(text[row])], ") puts most on ", ["kbd", {}, shown(text[top])],
-                         f" at {top}, {rows[row][top]:.4f}."]])
+                         f" at {top}, {chance_text(rows[row][top])}."]])
     top = reading.distribution(row, 3)
     return [["div", {"class": "train-heads text-heads"}, *figures],
             ["p", {"class": "note train-readout", "aria-live": "polite"},
@@ -171,12 +171,20 @@ def maps(reading, state):
              "click a row, or use the slider, to outline another."],
             ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
-                                                                                   f" ({p:.4f})"]], "."]]
+                                                                                   f" ({chance_text(p)})"]], "."]]
 
 
 def chance_text(p):
-    """A probability to 4 decimals, or to 2 significant digits below 0.0001 (never a bare 0.0000)."""
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.2g}"
+    """A probability as the sentences print it: 2 decimals, or 2 significant digits below 0.01 (never a bare 0.00).
+    The exact weights, to 4 decimals, are in each cell's title: a point or a focus away."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.2g}"
+
+
+def chance_pair(a, b):
+    """Two probabilities said side by side: chance_text each, or 4 decimals each where those would print alike."""
+    if chance_text(a) == chance_text(b) and a != b:
+        return f"{a:.4f}", f"{b:.4f}"
+    return chance_text(a), chance_text(b)
 
 
 def shown_text(text):
@@ -187,7 +195,7 @@ def shown_text(text):
 def outcome(trial, found):
     """What the model's guesses write after the prompt, and each end's probability (all its characters, in turn).
 
-    One end tested: 'it writes 2xm (p = 0.5663 over its 3 characters)' or 'it does not write 2xm (...)'.
+    One end tested: 'it writes 2xm (p = 0.57 over its 3 characters)' or 'it does not write 2xm (...)'.
     Two: 'it writes 2xm, the earlier copy's end (p = 0.29 for 2xm, 0.07 for 3yn)' or 'it writes neither end'."""
     ends = list(trial.probabilities)
     if len(ends) == 1:
@@ -197,8 +205,8 @@ def outcome(trial, found):
         return f"{written} (p = {chance_text(trial.probabilities[end])} over its {count})"
     named = {found.end: "the earlier copy's end", found.near_end: "the near-duplicate's end"}
     written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
-    return (f"{written} (p = {chance_text(trial.probabilities[found.end])} for {found.end}, "
-            f"{chance_text(trial.probabilities[found.near_end])} for {found.near_end})")
+    first, second = chance_pair(trial.probabilities[found.end], trial.probabilities[found.near_end])
+    return f"{written} (p = {first} for {found.end}, {second} for {found.near_end})"
 
 
 NEAR_KINDS = {"one": "As written", "exact": "An exact copy added", "near": "A near-duplicate added",

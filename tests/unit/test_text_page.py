@@ -79,7 +79,8 @@ def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends(
     p = {end: mha.text.continuation_probability(MODEL, "tool: k7q2xm\nai: k7q", end).probability
          for end in ("2xm", "9ab")}
     assert said.startswith("Your near-duplicate, as written, tool:\u2423k7q2xm\u21b5ai:\u2423k7q: ")
-    assert f"{fig.chance_text(p['2xm'])} for 2xm, {fig.chance_text(p['9ab'])} for 9ab" in said
+    first, second = fig.chance_pair(p["2xm"], p["9ab"])
+    assert f"{first} for 2xm, {second} for 9ab" in said
     assert "k7q k7q" not in said  # no copy inserted that would split the reader's id
 
 
@@ -209,7 +210,14 @@ def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_o
         assert ("off" in class_list(figure)) == off
         assert ("(off, adds nothing)" in text(find(figure, "figcaption")[0])) == off
         top = int(np.argmax(row))
-        assert f"at {top}, {row[top]:.4f}." in text(figure)
+        assert f"at {top}, {row[top]:.2f}." in text(figure)  # (every weight here is >= 0.01: asserted)
+        assert row[top] >= 0.01
+    top3 = np.argsort(-np.array(reading.probabilities[17]), kind="stable")[:3]  # numpy's order, not the figure's
+    p = [reading.probabilities[17][t] for t in top3]
+    assert p[0] >= 0.01 > p[1] > p[2]  # so one number to 2 decimals, two to 2 significant digits (not 0.01, 0.01)
+    said = ", ".join(f"{fig.SHOWN.get(MODEL.vocab[t], MODEL.vocab[t])} ({x:.2f})" if x >= 0.01 else
+                     f"{fig.SHOWN.get(MODEL.vocab[t], MODEL.vocab[t])} ({x:.2g})" for t, x in zip(top3, p))
+    assert f"After 17 ({fig.SHOWN.get(DEFAULT[17], DEFAULT[17])}) it expects {said}." in text(tree)
     assert sum(1 for n in nodes(tree) if n[0] == "rect" and n[1].get("tabindex") == 0) == len(figures)
 
 
@@ -268,7 +276,7 @@ def test_the_experiments_sentences_print_mha_texts_probabilities(off):
         assert f"{verb} (p = {fig.chance_text(p(prompt, '2xm'))} over its 3 characters)" in line
         assert "3yn" not in line and "neither" not in line
     assert near_lines[2].startswith(f"A near-duplicate added, {fig.shown_text(near)}: ")
-    both = f"(p = {fig.chance_text(p(near, '2xm'))} for 2xm, {fig.chance_text(p(near, '3yn'))} for 3yn)"
+    both = "(p = {} for 2xm, {} for 3yn)".format(*fig.chance_pair(p(near, "2xm"), p(near, "3yn")))
     assert both in near_lines[2]
     written = greedy(near, "2xm"), greedy(near, "3yn")
     said = ("it writes 2xm" if written[0] == "2xm" else "it writes 3yn" if written[1] == "3yn"
@@ -309,9 +317,15 @@ def test_the_typical_prose_numbers_are_typicals():
     assert fig.PROSE["text-near-own"]() == str(typical.writes_own)
 
 
-def test_a_probability_is_printed_to_4_decimals_or_2_significant_digits_below_that():
-    assert fig.chance_text(0.91234) == "0.9123" and fig.chance_text(0.0001) == "0.0001"
-    assert fig.chance_text(1.234e-6) == "1.2e-06"
+def test_a_probability_is_printed_to_2_decimals_or_2_significant_digits_below_that():
+    assert fig.chance_text(0.91234) == "0.91" and fig.chance_text(0.01) == "0.01"
+    assert fig.chance_text(0.0071234) == "0.0071" and fig.chance_text(1.234e-6) == "1.2e-06"
+
+
+def test_two_probabilities_side_by_side_get_4_decimals_only_where_2_would_print_them_alike():
+    assert fig.chance_pair(0.2924, 0.0712) == ("0.29", "0.07")
+    assert fig.chance_pair(0.2912, 0.2948) == ("0.2912", "0.2948")  # 0.29 and 0.29 would read as a tie
+    assert fig.chance_pair(0.5, 0.5) == ("0.50", "0.50")  # a real tie stays one
 
 
 # --- the prose -------------------------------------------------------------------------------------
