@@ -148,13 +148,26 @@ def figure(rows, steps=None, mine=None):
             ["figcaption", {}, summary(rows), " ", try_seed(rows), " ", calls(rows)]]
 
 
+def apart(x, line):
+    """x said to be just over or under a line: beside()'s digits, more until the printed number is not the line's
+    (0.4014 beside 0.4 prints as 0.401, not 0.40: 'just over 0.4' must show the gap)."""
+    for digits in range(2, 17):
+        text = beside(x, line, digits)
+        if float(text) != line or x == line:
+            return text
+    return repr(x)
+
+
 def calls(rows):
-    """The kinds are lines drawn through a spread, not natural kinds: the closest call among the seeds."""
-    closest = min(rows, key=lambda row: abs(row["induction"] - mha.training.INDUCTION_MIN))
-    line = mha.training.INDUCTION_MIN
-    side = "under" if closest["induction"] < line else "over"
-    return (f"The kinds are calls against the lines ({mha.training.PREVIOUS_TOKEN_MIN} and {line}): seed "
-            f"{closest['seed']}'s induction head scores {beside(closest['induction'], line)}, just {side} {line}.")
+    """The kinds are lines drawn through a spread, not natural kinds: the closest call to each line among the seeds."""
+    said = []
+    for key, line, name in (("previous_token", mha.training.PREVIOUS_TOKEN_MIN, "previous-token"),
+                            ("induction", mha.training.INDUCTION_MIN, "induction")):
+        closest = min((row for row in rows if row[key] is not None), key=lambda row: abs(row[key] - line))
+        side = "under" if closest[key] < line else "over"
+        said.append(f"seed {closest['seed']}'s {name} head scores {apart(closest[key], line)}, just {side} {line}")
+    return (f"The kinds are calls against the lines ({mha.training.PREVIOUS_TOKEN_MIN} and "
+            f"{mha.training.INDUCTION_MIN}): {said[0]}; {said[1]}.")
 
 
 FIGURES = {  # static: drawn at build time only (the sweep does not change with any control)

@@ -512,7 +512,8 @@ def why_no_pair(facts):
     """classify()'s failed score conditions in words, each score printed beside its line (beside())."""
     reasons = []
     if "previous_token" in facts["missing"]:
-        reasons.append(f"its score, {beside(facts['previous'][1], PREVIOUS_MIN)}, is under {PREVIOUS_MIN}")
+        reasons.append(f"the previous-token score, {beside(facts['previous'][1], PREVIOUS_MIN)}, is under "
+                       f"{PREVIOUS_MIN}")
     if "induction" in facts["missing"]:
         reasons.append(f"the induction score, {beside(facts['induction'][1], INDUCTION_MIN)}, is under "
                        f"{INDUCTION_MIN}")

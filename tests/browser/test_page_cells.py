@@ -179,15 +179,16 @@ def test_every_cell_prints_the_lesson_numbers(page, site_url):
             assert printed_rows(text, heading, len(rows)) == rows, (name, heading, text)
 
 
-TRAINING_PROGRESS = re.compile(r"^step +(\d+): loss \d\.\d{3}, top previous-token (\d\.\d\d), top induction (\d\.\d\d)$",
-                               re.M)
+TRAINING_PROGRESS = re.compile(
+    r"^step +(\d+): loss \d\.\d{3}, layer 0 previous-token (\d\.\d\d), layer 1 induction (\d\.\d\d)$", re.M)
 
 
 def test_the_training_cells_invitation_raise_steps_to_300_shows_both_top_scores_climb(page, site_url):
     """Section 8: "Raise steps to 300 and watch both climb as the pair forms." Followed as a reader would:
     the steps line changed in the editor, Run. The lines arrive while it runs (the status still says
     Running), one every 20 steps to 300, inside the cell's own limit; from the first line to the last the
-    top previous-token score rises by over 0.2 and the top induction score passes section 8's line (INDUCTION_MIN)."""
+    layer 0 previous-token score rises by over 0.2 and the layer 1 induction score passes section 8's line
+    (INDUCTION_MIN)."""
     page.goto(site_url)
     wait_cells_ready(page)
     shipped = (CELLS / "training.py").read_text()

@@ -1372,7 +1372,7 @@ def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row, fi
     assert ("It learned another way, leaning most on layer 0 head 0" in said) == \
         (rest and finished and row["accuracy"] >= learned)  # measured_from: head (0, 0) costs the most
     if rest:
-        reasons = {f"its score, {shown(row['previous_token'] or 0, previous)}, is under 0.4":
+        reasons = {f"the previous-token score, {shown(row['previous_token'] or 0, previous)}, is under 0.4":
                    row["previous_token"] is not None and row["previous_token"] < previous,
                    f"the induction score, {shown(row['induction'], induction)}, is under 0.8":
                    row["induction"] < induction}
@@ -1435,10 +1435,18 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
     learned = sum(1 for row in SEED_ROWS if row["accuracy"] >= 0.9)
     assert seeds.summary(SEED_ROWS).startswith(f"{learned} of {len(SEED_ROWS)} seeds reach 90% held-out accuracy; "
                                                f"{pairs} of them form")
-    closest = min(SEED_ROWS, key=lambda row: abs(row["induction"] - 0.8))
     said = text(seeds.figure(SEED_ROWS))
-    assert (f"seed {closest['seed']}'s induction head scores {shown(closest['induction'], 0.8)}, just "
-            f"{'under' if closest['induction'] < 0.8 else 'over'} 0.8") in said
+    for key, line, name in (("previous_token", 0.4, "previous-token"), ("induction", 0.8, "induction")):
+        closest = min((row for row in SEED_ROWS if row[key] is not None), key=lambda row: abs(row[key] - line))
+        printed = next(f"{closest[key]:.{d}f}" for d in range(2, 17) if float(f"{closest[key]:.{d}f}") != line
+                       and (float(f"{closest[key]:.{d}f}") > line) == (closest[key] > line))  # the gap shows
+        assert (f"seed {closest['seed']}'s {name} head scores {printed}, just "
+                f"{'under' if closest[key] < line else 'over'} {line}") in said
+
+
+def test_a_score_said_just_over_its_line_shows_the_gap():
+    assert seeds.apart(0.4014, 0.4) == "0.401" and seeds.apart(0.7998, 0.8) == "0.7998"
+    assert seeds.apart(0.42, 0.4) == "0.42" and seeds.apart(0.4, 0.4) == "0.40"
 
 
 COPIES = list(itertools.product("CDA", (0.5, 0.7499, 0.75, 0.93), "CDA", (0.6, 0.75, 0.99)))

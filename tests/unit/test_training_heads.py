@@ -249,7 +249,8 @@ def test_a_run_that_stalls_says_so_with_each_score_beside_its_line():
     story = text(fig.story(facts, "your run")[0])
     # 0.7998 prints as 0.7998, not 0.80: beside 0.8 the comparison must read true
     assert story.endswith("Its top induction head: layer 1 head 0 (0.7998); the top previous-token head before it: "
-                          "layer 0 head 0 (0.30). No pair: its score, 0.30, is under 0.4 and the induction score, "
+                          "layer 0 head 0 (0.30). No pair: the previous-token score, 0.30, is under 0.4 and the "
+                          "induction score, "
                           "0.7998, is under 0.8; and it is still below 90.0%.")
 
 

@@ -380,7 +380,7 @@ def test_the_sample_is_two_letters_then_a_run_of_distinct_letters_twice():
     assert f"<kbd>{fig.SAMPLE}</kbd>" in SECTION and f'value="{fig.SAMPLE}"' in SECTION
 
 
-PROGRESS = re.compile(r"^step +(\d+): loss \d\.\d{3}, top previous-token (\d\.\d\d), top induction (\d\.\d\d)$")
+PROGRESS = re.compile(r"^step +(\d+): loss \d\.\d{3}, layer 0 previous-token (\d\.\d\d), layer 1 induction (\d\.\d\d)$")
 
 
 def test_importing_the_pages_modules_trains_nothing(tmp_path):
