@@ -31,7 +31,7 @@ from figures import seeds
 from figures.registry import Figure
 from mha.training.model import argmax
 from page import dom
-from page.dom import beside, classes, weight_class
+from page.dom import apart, beside, classes, weight_class
 
 SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
@@ -454,7 +454,8 @@ def describe_run(measured, finished=True):
      (name, accuracy) of the head whose loss costs most; "sharing": the heads of the previous-token head's layer
      whose previous-token score reaches PREVIOUS_MIN, as (name, score); "free": heads whose loss costs nothing,
      as (name, accuracy); "first_token": the induction head's (weight on the first token where the letter has no
-     earlier twin, the same for even weights); "copy", "copy_head": the id demo (mha.training.copy_demo)}."""
+     earlier twin, the same for even weights); "earlier": (name, the induction head's score with it off) for each
+     head of an earlier layer, lowest first; "copy", "copy_head": the id demo (mha.training.copy_demo)}."""
     names = [tuple(n) for n in measured["heads"]]
     scores = list(zip(names, measured["scores"]))
     accuracy = measured["ablated"][0]
@@ -470,7 +471,10 @@ def describe_run(measured, finished=True):
     sharing = [] if previous is None else [(name, s[0]) for name, s in scores
                                            if name[0] == previous[0][0] and s[0] >= PREVIOUS_MIN]
     copy = measured["copy"]
+    earlier = [(name, off[names.index(ind_name)][1]) for i, name in enumerate(names)
+               if name[0] < ind_name[0] and (off := measured["scores_off"][1 << i]) is not None]
     return {"accuracy": accuracy, "induction": (ind_name, verdict["induction"]), "previous": previous,
+            "earlier": sorted(earlier, key=lambda pair: pair[1]),
             "kind": kind, "missing": verdict["missing"], "without": without,
             "leaning": min(without, key=lambda pair: pair[1]), "sharing": sharing,
             "free": [(name, acc) for name, acc in without if acc >= accuracy],
@@ -494,7 +498,7 @@ def story(facts, whose):
         first += f"; the top previous-token head before it: {head_label(*p_name)} ({beside(p, PREVIOUS_MIN)})"
     kind = facts["kind"]
     if kind == "circuit":
-        second = f"Both reach their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}): the pair formed."
+        second = f"Both reach their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}): the pair formed." + reads_through(facts)
     elif kind == "early":
         second = "It sits in layer 0, with no earlier layer to read from: no pair."
     elif kind == "forming":
@@ -506,6 +510,21 @@ def story(facts, whose):
         second = (f"No pair: {why_no_pair(facts)}. It learned another way, leaning most on {head_label(*name)} "
                   f"(without it, {percent(acc)}).")
     return [["p", {}, first, ". ", second]]
+
+
+def reads_through(facts):
+    """' With layer 0 head 0 off, its induction score falls from 0.98 to 0.76; with layer 0 head 1 off, to 0.77.':
+    what each earlier head gives the induction head, measured by switching it off, every one said (the top
+    previous-token score need not name the head it reads through, and two near-equal cuts are not ranked)."""
+    on = facts["induction"][1]
+    said = []
+    for k, (name, off) in enumerate(facts["earlier"]):
+        before, after = apart(on, off)
+        verb = "falls" if off < on else "rises"
+        change = (f"stays at {after}" if off == on else f"{verb} from {before} to {after}" if k == 0 else
+                  f"{verb} to {after}")
+        said.append(f"with {head_label(*name)} off, {'its induction score ' if k == 0 else 'it '}{change}")
+    return f" {capitalised('; '.join(said))}." if said else ""
 
 
 def why_no_pair(facts):

@@ -109,6 +109,14 @@ def beside(x, line, digits=2):
     return repr(x)
 
 
+def apart(a, b):
+    """Two numbers said side by side: 2 decimals each, more (to 4) where 2 would print different ones alike."""
+    for digits in (2, 3, 4):
+        if a == b or f"{a:.{digits}f}" != f"{b:.{digits}f}":
+            break
+    return f"{a:.{digits}f}", f"{b:.{digits}f}"
+
+
 def signed(x):
     """A change as the figures print it: '+0.1698', '-0.0036'."""
     return f"{x:+.4f}"

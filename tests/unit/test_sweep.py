@@ -1364,6 +1364,7 @@ def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row, fi
     assert said.startswith(opening + ". ")
     early = row["previous_token_head"] is None and row["induction"] >= induction
     assert ("the pair formed" in said) == pair
+    assert ("off, its induction score" in said) == (pair and row["induction_head"][0] > 0)  # each earlier head's
     assert ("no earlier layer to read from" in said) == early
     rest = not pair and not early
     assert ("Not a pair yet" in said) == (rest and not finished)

@@ -184,17 +184,26 @@ def fake(scores, ablated, partner=None, first_token=(0.3, 0.25)):
 def test_a_run_that_forms_the_circuit_is_said_to():
     """Layer 1 head 0 scores 0.97 induction (>= 0.8); the best previous-token head of layer 0, head 1, 0.62
     (>= 0.4). Layer 1 head 1's 0.7 previous-token score is beside the induction head, so it is not asked."""
-    measured = fake([[0.2, 0.03], [0.62, 0.03], [0.15, 0.97], [0.7, 0.1]], [1.0, 0.98, 0.30, 0.27, 0.99])
+    measured = fake([[0.2, 0.03], [0.62, 0.03], [0.15, 0.97], [0.7, 0.1]], [1.0, 0.98, 0.30, 0.27, 0.99],
+                    partner=(1 << 0, 2, 0.41))  # layer 0 head 0 off: the induction head falls to 0.41
     facts = fig.describe_run(measured)
     assert facts["kind"] == "circuit" and facts["previous"] == ((0, 1), 0.62) and facts["induction"] == ((1, 0), 0.97)
     story = text(fig.story(facts, "the build-time run")[0])
     assert story == ("The build-time run reaches 100.0% held-out. Its top induction head: layer 1 head 0 (0.97); "
                      "the top previous-token head before it: layer 0 head 1 (0.62). Both reach their lines (0.4 and "
-                     "0.8): the pair formed.")
+                     "0.8): the pair formed. With layer 0 head 0 off, its induction score falls from 0.97 to 0.41; "
+                     "with layer 0 head 1 off, it stays at 0.97.")  # the head it reads through, not the top scorer
     copy = text(fig.copy_story(facts, "the build-time run")[0])
     assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the C after each A in FACEACBA" in copy
     assert "both A's lead to C, so the guess is C, with p = 1.00." in copy
     assert copy.endswith("0.45 and 0.55, and the model is unsure: p = C 0.41 and D 0.52.")
+
+
+def test_two_numbers_said_side_by_side_get_the_digits_that_tell_them_apart():
+    from page.dom import apart
+
+    assert apart(0.9805, 0.7631) == ("0.98", "0.76") and apart(0.7631, 0.7649) == ("0.763", "0.765")
+    assert apart(0.76312, 0.76318) == ("0.7631", "0.7632") and apart(0.97, 0.97) == ("0.97", "0.97")
 
 
 def test_the_heads_note_says_who_shares_the_job_what_costs_nothing_and_where_the_induction_head_parks():

@@ -453,6 +453,19 @@ def test_the_built_page_describes_the_build_time_run_from_its_measurements(built
     assert dom.to_html(fig.heads_note(facts)) in page  # under the scores table
 
 
+def test_the_story_says_what_switching_off_each_layer_0_head_does_to_the_induction_head(built_site, final):
+    """Measured again by mha.training.head_scores with each layer-0 head off (not measure()'s table): seed 0's
+    induction head (layer 1 head 1, 0.98) falls to 0.76 and 0.77, both said, lowest first, with no 'most'."""
+    params = final["params"]
+    on = {(r["layer"], r["head"]): r["induction"] for r in training.head_scores(params, None)}[1, 1]
+    off = [{(r["layer"], r["head"]): r["induction"] for r in training.head_scores(params, None, {head})}[1, 1]
+           for head in ((0, 0), (0, 1))]
+    assert round(on, 2) == 0.98 and [round(x, 2) for x in off] == [0.76, 0.77]
+    page = (built_site / "index.html").read_text()
+    assert ("the pair formed. With layer 0 head 0 off, its induction score falls from 0.98 to 0.76; with layer 0 "
+            "head 1 off, it falls to 0.77.") in page
+
+
 def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_section_8s_run(built_site, final):
     """Section 10's rule argues from section 9's model, trained on text (its rendered copy accuracy and the default
     text's near-duplicate probabilities, figures.text's PROSE), not from the six-letter run, whose data always
