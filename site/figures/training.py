@@ -498,7 +498,7 @@ def story(facts, whose):
         first += f"; the top previous-token head before it: {head_label(*p_name)} ({beside(p, PREVIOUS_MIN)})"
     kind = facts["kind"]
     if kind == "circuit":
-        second = f"Both reach their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}): the pair formed." + reads_through(facts)
+        second = f"Both reach their lines ({PREVIOUS_MIN} and {INDUCTION_MIN}): the pair formed."
     elif kind == "early":
         second = "It sits in layer 0, with no earlier layer to read from: no pair."
     elif kind == "forming":
@@ -513,18 +513,20 @@ def story(facts, whose):
 
 
 def reads_through(facts):
-    """' With layer 0 head 0 off, its induction score falls from 0.98 to 0.76; with layer 0 head 1 off, to 0.77.':
-    what each earlier head gives the induction head, measured by switching it off, every one said (the top
-    previous-token score need not name the head it reads through, and two near-equal cuts are not ranked)."""
-    on = facts["induction"][1]
+    """'With layer 0 head 0 off, layer 1 head 1's induction score falls from 0.98 to 0.76; with layer 0 head 1 off,
+    it falls to 0.77.': what each earlier head gives the induction head, measured by switching it off, every one
+    said (the top previous-token score need not name the head it reads through; near-equal cuts are not ranked).
+    Under section 8's question, which it answers, never above it: heads_note, not story."""
+    i_name, on = facts["induction"]
     said = []
     for k, (name, off) in enumerate(facts["earlier"]):
         before, after = apart(on, off)
         verb = "falls" if off < on else "rises"
         change = (f"stays at {after}" if off == on else f"{verb} from {before} to {after}" if k == 0 else
                   f"{verb} to {after}")
-        said.append(f"with {head_label(*name)} off, {'its induction score ' if k == 0 else 'it '}{change}")
-    return f" {capitalised('; '.join(said))}." if said else ""
+        whose = f"{head_label(*i_name)}'s induction score " if k == 0 else "it "
+        said.append(f"with {head_label(*name)} off, {whose}{change}")
+    return [f"{capitalised('; '.join(said))}."] if said else []
 
 
 def why_no_pair(facts):
@@ -548,12 +550,13 @@ def heads_note(facts):
         layer = facts["sharing"][0][0][0]
         said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
             f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
+    said += reads_through(facts)
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]
-    parks = ", an attention sink (section 10)" if weight >= SINK else ""
+    parks, verdict = (", an attention sink (section 10)", "") if weight >= SINK else ("", ": it does not park there")
     said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {score(weight)} of its weight on "
-                f"the first token{parks}; even weights would put {score(even)}.")
+                f"the first token{parks}; even weights would put {score(even)}{verdict}.")
     return ["p", {"class": "note train-heads-note"}, " ".join(said)]
 
 

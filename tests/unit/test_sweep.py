@@ -1364,7 +1364,9 @@ def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row, fi
     assert said.startswith(opening + ". ")
     early = row["previous_token_head"] is None and row["induction"] >= induction
     assert ("the pair formed" in said) == pair
-    assert ("off, its induction score" in said) == (pair and row["induction_head"][0] > 0)  # each earlier head's
+    assert "induction score falls from" not in said and "stays at" not in said  # the heads note says it, under the question
+    note = text(story_figures.heads_note(story_figures.describe_run(measured_from(row), finished)))
+    assert ("'s induction score " in note) == (row["induction_head"][0] > 0)  # each earlier head, switched off
     assert ("no earlier layer to read from" in said) == early
     rest = not pair and not early
     assert ("Not a pair yet" in said) == (rest and not finished)
@@ -1395,7 +1397,7 @@ def test_section_8s_heads_note_says_what_each_heads_numbers_show(row):
     assert "costs nothing" not in said  # measured_from: every head costs something
     il, ih = row["induction_head"]
     assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token; "
-            f"even weights would put 0.25.") in said
+            f"even weights would put 0.25: it does not park there.") in said  # under 0.5
 
 
 def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_a_sink():

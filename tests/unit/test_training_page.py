@@ -455,15 +455,17 @@ def test_the_built_page_describes_the_build_time_run_from_its_measurements(built
 
 def test_the_story_says_what_switching_off_each_layer_0_head_does_to_the_induction_head(built_site, final):
     """Measured again by mha.training.head_scores with each layer-0 head off (not measure()'s table): seed 0's
-    induction head (layer 1 head 1, 0.98) falls to 0.76 and 0.77, both said, lowest first, with no 'most'."""
+    induction head (layer 1 head 1, 0.98) falls to 0.76 and 0.77, both said, lowest first, with no 'most', in the
+    heads note, below section 8's question (which asks what one of those switches does)."""
     params = final["params"]
     on = {(r["layer"], r["head"]): r["induction"] for r in training.head_scores(params, None)}[1, 1]
     off = [{(r["layer"], r["head"]): r["induction"] for r in training.head_scores(params, None, {head})}[1, 1]
            for head in ((0, 0), (0, 1))]
     assert round(on, 2) == 0.98 and [round(x, 2) for x in off] == [0.76, 0.77]
     page = (built_site / "index.html").read_text()
-    assert ("the pair formed. With layer 0 head 0 off, its induction score falls from 0.98 to 0.76; with layer 0 "
-            "head 1 off, it falls to 0.77.") in page
+    said = ("With layer 0 head 0 off, layer 1 head 1's induction score falls from 0.98 to 0.76; with layer 0 head 1 "
+            "off, it falls to 0.77.")
+    assert page.count(said) == 1 and page.index(said) > page.index('id="q-trained"')  # under the question it answers
 
 
 def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_section_8s_run(built_site, final):
