@@ -516,7 +516,7 @@ def reads_through(facts):
     """'With layer 0 head 0 off, layer 1 head 1's induction score falls from 0.98 to 0.76; with layer 0 head 1 off,
     it falls to 0.77.': what each earlier head gives the induction head, measured by switching it off, every one
     said (the top previous-token score need not name the head it reads through; near-equal cuts are not ranked).
-    Under section 8's question, which it answers, never above it: heads_note, not story."""
+    It answers section 8's question: fig-train-reads, which waits for its Check (data-after)."""
     i_name, on = facts["induction"]
     said = []
     for k, (name, off) in enumerate(facts["earlier"]):
@@ -526,7 +526,7 @@ def reads_through(facts):
                   f"{verb} to {after}")
         whose = f"{head_label(*i_name)}'s induction score " if k == 0 else "it "
         said.append(f"with {head_label(*name)} off, {whose}{change}")
-    return [f"{capitalised('; '.join(said))}."] if said else []
+    return [["p", {"class": "note"}, f"{capitalised('; '.join(said))}."]] if said else []
 
 
 def why_no_pair(facts):
@@ -550,7 +550,6 @@ def heads_note(facts):
         layer = facts["sharing"][0][0][0]
         said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
             f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
-    said += reads_through(facts)
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]
@@ -651,6 +650,11 @@ def _build_story(state, view, before):
     return story(describe_run(data["checkpoints"][last], finished(data, last)), run_name(data, last))
 
 
+def _build_reads(state, view, before):
+    data, last = _default()
+    return reads_through(describe_run(data["checkpoints"][last]))
+
+
 def _build_copy(state, view, before):
     data, last = _default()
     return copy_story(describe_run(data["checkpoints"][last]), run_name(data, last))
@@ -715,5 +719,6 @@ FIGURES = {
     "fig-train-switches": Figure(_build_switches),
     "fig-probe-weights": Figure(_build_probe_weights),
     "fig-train-story": Figure(_build_story),
+    "fig-train-reads": Figure(_build_reads),
     "fig-train-copy": Figure(_build_copy),
 }

@@ -108,6 +108,12 @@ def story_trees(state, data):
     return fig.story(fig.describe_run(measured, done), whose)
 
 
+def reads_trees(state, data):
+    """fig-train-reads' children: what switching off each earlier head does to the shown run's induction head."""
+    _, measured, _ = model(state, data)
+    return [] if measured is None else fig.reads_through(fig.describe_run(measured))
+
+
 def copy_trees(state, data):
     """fig-train-copy's children: the id demo for the shown run."""
     _, measured, whose = model(state, data)

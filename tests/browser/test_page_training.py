@@ -339,11 +339,23 @@ def test_the_switch_off_question_is_checked_against_the_measured_answer(reader):
 
     answer = questions.answers()["trained"]
     question = reader.locator('[data-question="trained"]')
+    reads = reader.locator("#fig-train-reads")  # what each earlier head's switch does: the answer, in numbers
     expect(reader.locator("#q-trained-answer")).to_be_empty()  # hidden until Check
+    expect(reads).to_be_hidden()
+    expect(reader.locator('[data-before="trained"]')).to_be_visible()
     question.locator(f'input[value="{answer["answer"]}"]').check()
     question.get_by_role("button", name="Check my answer").click()
     expect(reader.locator("#q-trained-answer")).to_contain_text(answer["verdicts"][answer["answer"]])
     expect(reader.locator("#q-trained-answer")).to_contain_text(answer["explanation"])
+    final = fig.run_data()["checkpoints"][-1]
+    expect(reads).to_have_text(text_of(fig.reads_through(fig.describe_run(final))[0]))
+    expect(reader.locator('[data-before="trained"]')).to_be_hidden()
+    reader.locator("#train-step").fill("11")  # another checkpoint: the sentence is drawn again, still shown
+    middle = fig.run_data()["checkpoints"][11]
+    expect(reads).to_have_text(text_of(fig.reads_through(fig.describe_run(middle, False))[0]))
+    reader.locator("#train-step").fill(str(len(fig.run_data()["checkpoints"]) - 1))
+    question.locator('input[type="radio"]:not(:checked)').first.check()  # another answer: it waits again
+    expect(reads).to_be_hidden()
 
 
 @pytest.mark.parametrize("box, typed, words", [("#train-seed", "abc", "seed: 'abc' is not a whole number"),

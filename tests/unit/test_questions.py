@@ -60,7 +60,7 @@ GIVEAWAYS = {
     "cross": ["does not apply", "[0.4124, 0.2033, 0.3843]"],
     "sharing": ["512.0 KiB", "320.0 KiB"],
     "prompts": ["286.2", "falls too, only later", "head 0 keeps"],  # head 0's lead, its fate, the live sentence
-    "trained": ["induction score falls to", "with layer 0 switched off"],
+    "trained": ["induction score falls to", "with layer 0 switched off", "'s induction score falls from"],
 }
 
 
@@ -196,9 +196,10 @@ def test_what_waits_for_a_check_names_a_question_and_is_hidden_until_then(built_
     page = (built_site / "index.html").read_text()
     marks = re.findall(r'<[a-z]+ [^>]*data-(after|before)="([a-z0-9-]+)"[^>]*>', page)
     # section 2's cost line and its note; section 4's last paragraphs; section 6's table of published models;
-    # section 10's table of the chart's numbers, its paragraphs on the leads and its note (head 0's line and row wait
-    # through competition.css, keyed on that table's hidden)
-    assert {qid for _, qid in marks} == {"recipe", "exercise", "sharing", "prompts"}
+    # section 8's sentence on each earlier head switched off; section 10's table of the chart's numbers, its
+    # paragraphs on the leads and its note (head 0's line and row wait through competition.css, keyed on that
+    # table's hidden)
+    assert {qid for _, qid in marks} == {"recipe", "exercise", "sharing", "trained", "prompts"}
     for tag in re.findall(r'<[a-z]+ [^>]*data-(?:after|before)="[a-z0-9-]+"[^>]*>', page):
         hidden = re.search(r"\shidden(\s|>|=)", tag) is not None
         assert hidden == ("data-after" in tag), tag

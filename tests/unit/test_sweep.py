@@ -1364,9 +1364,9 @@ def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row, fi
     assert said.startswith(opening + ". ")
     early = row["previous_token_head"] is None and row["induction"] >= induction
     assert ("the pair formed" in said) == pair
-    assert "induction score falls from" not in said and "stays at" not in said  # the heads note says it, under the question
-    note = text(story_figures.heads_note(story_figures.describe_run(measured_from(row), finished)))
-    assert ("'s induction score " in note) == (row["induction_head"][0] > 0)  # each earlier head, switched off
+    assert "induction score falls from" not in said and "stays at" not in said  # fig-train-reads, after Check
+    reads = text(story_figures.reads_through(story_figures.describe_run(measured_from(row), finished)))
+    assert ("'s induction score " in reads) == (row["induction_head"][0] > 0)  # each earlier head, switched off
     assert ("no earlier layer to read from" in said) == early
     rest = not pair and not early
     assert ("Not a pair yet" in said) == (rest and not finished)

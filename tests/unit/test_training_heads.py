@@ -192,9 +192,9 @@ def test_a_run_that_forms_the_circuit_is_said_to():
     assert story == ("The build-time run reaches 100.0% held-out. Its top induction head: layer 1 head 0 (0.97); "
                      "the top previous-token head before it: layer 0 head 1 (0.62). Both reach their lines (0.4 and "
                      "0.8): the pair formed.")
-    note = text(fig.heads_note(facts))  # under the question it would answer; the head it reads through, not the top
-    assert ("With layer 0 head 0 off, layer 1 head 0's induction score falls from 0.97 to 0.41; with layer 0 head 1 "
-            "off, it stays at 0.97.") in note
+    reads = text(fig.reads_through(facts))  # fig-train-reads, held until Check; the head it reads through, not the top
+    assert reads == ("With layer 0 head 0 off, layer 1 head 0's induction score falls from 0.97 to 0.41; with layer 0 "
+                     "head 1 off, it stays at 0.97.")
     copy = text(fig.copy_story(facts, "the build-time run")[0])
     assert "layer 1 head 0 (its top induction head) puts 0.69 and 0.31 on the C after each A in FACEACBA" in copy
     assert "both A's lead to C, so the guess is C, with p = 1.00." in copy
@@ -216,10 +216,9 @@ def test_the_heads_note_says_who_shares_the_job_what_costs_nothing_and_where_the
                     partner=(1 << 0, 3, 0.76), first_token=(0.62, 0.28))
     said = text(fig.heads_note(fig.describe_run(measured)))
     assert said == ("Layer 0's previous-token job is shared: layer 0 head 0 (0.52) and layer 0 head 1 (0.48) each "
-                    "pass 0.4. With layer 0 head 0 off, layer 1 head 1's induction score falls from 0.98 to 0.76; "
-                    "with layer 0 head 1 off, it stays at 0.98. Switching off layer 1 head 0 costs nothing (100.0% "
-                    "without it). Where a letter has no earlier twin, layer 1 head 1 puts 0.62 of its weight on the "
-                    "first token, an attention sink (section 10); even weights would put 0.28.")
+                    "pass 0.4. Switching off layer 1 head 0 costs nothing (100.0% without it). Where a letter has "
+                    "no earlier twin, layer 1 head 1 puts 0.62 of its weight on the first token, an attention sink "
+                    "(section 10); even weights would put 0.28.")
     below = text(fig.heads_note(fig.describe_run(fake([[0.52, 0.06], [0.48, 0.07], [0.29, 0.05], [0.09, 0.98]],
                                                       [1.0, 0.869, 0.81, 1.0, 0.293], first_token=(0.30, 0.28)))))
     assert below.endswith("puts 0.30 of its weight on the first token; even weights would put 0.28: it does not "

@@ -455,8 +455,8 @@ def test_the_built_page_describes_the_build_time_run_from_its_measurements(built
 
 def test_the_story_says_what_switching_off_each_layer_0_head_does_to_the_induction_head(built_site, final):
     """Measured again by mha.training.head_scores with each layer-0 head off (not measure()'s table): seed 0's
-    induction head (layer 1 head 1, 0.98) falls to 0.76 and 0.77, both said, lowest first, with no 'most', in the
-    heads note, below section 8's question (which asks what one of those switches does)."""
+    induction head (layer 1 head 1, 0.98) falls to 0.76 and 0.77, both said, lowest first, with no 'most', held
+    until section 8's question is checked (it asks what one of those switches does)."""
     params = final["params"]
     on = {(r["layer"], r["head"]): r["induction"] for r in training.head_scores(params, None)}[1, 1]
     off = [{(r["layer"], r["head"]): r["induction"] for r in training.head_scores(params, None, {head})}[1, 1]
@@ -465,7 +465,9 @@ def test_the_story_says_what_switching_off_each_layer_0_head_does_to_the_inducti
     page = (built_site / "index.html").read_text()
     said = ("With layer 0 head 0 off, layer 1 head 1's induction score falls from 0.98 to 0.76; with layer 0 head 1 "
             "off, it falls to 0.77.")
-    assert page.count(said) == 1 and page.index(said) > page.index('id="q-trained"')  # under the question it answers
+    assert page.count(said) == 1  # in fig-train-reads, which waits for the question's Check (data-after)
+    held = page.index('<div data-after="trained" hidden><div id="fig-train-reads">')
+    assert held < page.index(said) < page.index("</div></div>", held)
 
 
 def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_section_8s_run(built_site, final):
