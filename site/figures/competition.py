@@ -17,8 +17,6 @@ import math
 from typing import NamedTuple
 
 import mha
-import mha.text_lesson as text_lesson
-from figures import text as text_figures
 from figures.registry import Figure
 from mha.lesson import COMPETITION_DISTRACTORS, COMPETITION_HEADS, COMPETITION_QUERY, COMPETITION_RELEVANT
 from page.dom import band_class, body_row, counted, fixed, header_row, number_cell, table, weight_class
@@ -258,17 +256,7 @@ def _prose_numbers():
     """<!--value:KEY--> numbers: token 0's weight over a distractor's (in head 1, a distractor's over token 0's)."""
     return {"competition-lead-head-0": lambda: f"{leads()[0]:.1f}",
             "competition-lead-wide": lambda: f"{leads()[2]:.1f}",
-            "competition-trail-head-1": lambda: f"{head_1_trail():.1f}",
-            "prompts-one-copy": lambda: f"{one_copy():.2f}"}
-
-
-def one_copy():
-    """Section 9's model on its default text as written, the id once before the prompt: p of the id's end (the
-    baseline for the near-duplicate and exact-repeat numbers section 10 cites from section 9)."""
-    found = text_lesson.find_id(text_lesson.DEFAULT_PROMPT)
-    prompt = text_lesson.DEFAULT_PROMPT[:found.prompt_length]
-    return text_figures.run_steps(text_lesson.trial_steps(text_figures.model(), prompt, [found.end])).probabilities[
-        found.end]
+            "competition-trail-head-1": lambda: f"{head_1_trail():.1f}"}
 
 
 # --- the registry: this family's elements ----------------------------------------

@@ -148,16 +148,6 @@ def figure(rows, steps=None, mine=None):
             ["figcaption", {}, summary(rows), " ", try_seed(rows), " ", calls(rows)]]
 
 
-def apart(x, line):
-    """x said to be just over or under a line: beside()'s digits, more until the printed number is not the line's
-    (0.4014 beside 0.4 prints as 0.401, not 0.40: 'just over 0.4' must show the gap)."""
-    for digits in range(2, 17):
-        text = beside(x, line, digits)
-        if float(text) != line or x == line:
-            return text
-    return repr(x)
-
-
 def calls(rows):
     """The kinds are lines drawn through a spread, not natural kinds: the closest call to each line among the seeds."""
     said = []
@@ -165,7 +155,8 @@ def calls(rows):
                             ("induction", mha.training.INDUCTION_MIN, "induction")):
         closest = min((row for row in rows if row[key] is not None), key=lambda row: abs(row[key] - line))
         side = "under" if closest[key] < line else "over"
-        said.append(f"seed {closest['seed']}'s {name} head scores {apart(closest[key], line)}, just {side} {line}")
+        printed = beside(closest[key], line, gap=True)
+        said.append(f"seed {closest['seed']}'s {name} head scores {printed}, just {side} {line}")
     return (f"The kinds are calls against the lines ({mha.training.PREVIOUS_TOKEN_MIN} and "
             f"{mha.training.INDUCTION_MIN}): {said[0]}; {said[1]}.")
 

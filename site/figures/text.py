@@ -21,7 +21,7 @@ import mha.text
 import mha.text_lesson as lesson
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
-from page.dom import classes
+from page.dom import apart, classes
 
 CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
@@ -181,10 +181,9 @@ def chance_text(p):
 
 
 def chance_pair(a, b):
-    """Two probabilities said side by side: chance_text each, or 4 decimals each where those would print alike."""
-    if chance_text(a) == chance_text(b) and a != b:
-        return f"{a:.4f}", f"{b:.4f}"
-    return chance_text(a), chance_text(b)
+    """Two probabilities said side by side: page.dom.apart's digits (2, more where 2 would print them alike), or
+    chance_text each where one is under 0.01."""
+    return apart(a, b) if min(a, b) >= 0.01 else (chance_text(a), chance_text(b))
 
 
 def shown_text(text):

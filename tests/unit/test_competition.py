@@ -292,7 +292,7 @@ def test_the_near_duplicate_rule_cites_the_one_copy_baseline():
     """Review item 13: the id's end with one copy before the prompt, 'tool: k7q2xm' then 'ai: k7q', written by
     hand here: 0.57, above the 0.29 beside a near-duplicate the rule cites (and the 0.47 beside an exact repeat)."""
     numbers = prose()
-    assert (numbers["prompts-one-copy"], numbers["text-near-id"], numbers["text-exact-id"]) == ("0.57", "0.29", "0.47")
+    assert (numbers["text-one-id"], numbers["text-near-id"], numbers["text-exact-id"]) == ("0.57", "0.29", "0.47")
     steps = mha.text_lesson.trial_steps(mha.text.load(), "tool: k7q2xm\nai: k7q", ["2xm"])
     try:
         while True:
@@ -301,7 +301,7 @@ def test_the_near_duplicate_rule_cites_the_one_copy_baseline():
         assert f"{done.value.probabilities['2xm']:.2f}" == "0.57"
     rule = SECTION.read_text()
     assert "a tie" not in rule and "equally good" not in rule
-    assert "(<!--value:prompts-one-copy--> with one copy, <!--value:text-exact-id--> beside an exact repeat)" in rule
+    assert "(<!--value:text-one-id--> with one copy, <!--value:text-exact-id--> beside an exact repeat)" in rule
 
 
 def test_the_chart_the_tables_and_the_sentence_redraw_when_the_count_changes():

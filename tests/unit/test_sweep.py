@@ -1448,8 +1448,11 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
 
 
 def test_a_score_said_just_over_its_line_shows_the_gap():
-    assert seeds.apart(0.4014, 0.4) == "0.401" and seeds.apart(0.7998, 0.8) == "0.7998"
-    assert seeds.apart(0.42, 0.4) == "0.42" and seeds.apart(0.4, 0.4) == "0.40"
+    from page.dom import beside
+
+    assert beside(0.4014, 0.4, gap=True) == "0.401" and beside(0.7998, 0.8, gap=True) == "0.7998"
+    assert beside(0.42, 0.4, gap=True) == "0.42" and beside(0.4, 0.4, gap=True) == "0.40"
+    assert beside(0.4014, 0.4) == "0.40"  # without gap: 0.40 reaches 0.4, as 0.4014 does
 
 
 COPIES = list(itertools.product("CDA", (0.5, 0.7499, 0.75, 0.93), "CDA", (0.6, 0.75, 0.99)))

@@ -322,9 +322,10 @@ def test_a_probability_is_printed_to_2_decimals_or_2_significant_digits_below_th
     assert fig.chance_text(0.0071234) == "0.0071" and fig.chance_text(1.234e-6) == "1.2e-06"
 
 
-def test_two_probabilities_side_by_side_get_4_decimals_only_where_2_would_print_them_alike():
+def test_two_probabilities_side_by_side_get_more_decimals_only_where_2_would_print_them_alike():
     assert fig.chance_pair(0.2924, 0.0712) == ("0.29", "0.07")
-    assert fig.chance_pair(0.2912, 0.2948) == ("0.2912", "0.2948")  # 0.29 and 0.29 would read as a tie
+    assert fig.chance_pair(0.2912, 0.2948) == ("0.291", "0.295")  # 0.29 and 0.29 would read as a tie
+    assert fig.chance_pair(0.29, 0.0071) == ("0.29", "0.0071")  # under 0.01: 2 significant digits
     assert fig.chance_pair(0.5, 0.5) == ("0.50", "0.50")  # a real tie stays one
 
 
