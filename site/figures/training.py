@@ -452,7 +452,8 @@ def describe_run(measured, finished=True):
      False), "stalled" (accuracy below LEARNED) or "other" (learned another way), tried in that order;
      "missing": classify's failed conditions; "without": [(name, accuracy with it alone off)]; "leaning": the
      (name, accuracy) of the head whose loss costs most; "sharing": the heads of the previous-token head's layer
-     whose previous-token score reaches PREVIOUS_MIN, as (name, score); "free": heads whose loss costs nothing,
+     whose previous-token score reaches PREVIOUS_MIN, as (name, score); "sharing_off": the accuracy with all of them
+     off (None when that set was not measured); "free": heads whose loss costs nothing,
      as (name, accuracy); "first_token": the induction head's (weight on the first token where the letter has no
      earlier twin, the same for even weights); "earlier": (name, the induction head's score with it off) for each
      head of an earlier layer, lowest first; "copy", "copy_head": the id demo (mha.training.copy_demo)}."""
@@ -470,13 +471,14 @@ def describe_run(measured, finished=True):
     without = [(name, measured["ablated"][1 << i]) for i, name in enumerate(names)]
     sharing = [] if previous is None else [(name, s[0]) for name, s in scores
                                            if name[0] == previous[0][0] and s[0] >= PREVIOUS_MIN]
+    sharing_off = measured["ablated"][mask_of(names, {name for name, _ in sharing})] if len(sharing) > 1 else None
     copy = measured["copy"]
     earlier = [(name, off[names.index(ind_name)][1]) for i, name in enumerate(names)
                if name[0] < ind_name[0] and (off := measured["scores_off"][1 << i]) is not None]
     return {"accuracy": accuracy, "induction": (ind_name, verdict["induction"]), "previous": previous,
             "earlier": sorted(earlier, key=lambda pair: pair[1]),
             "kind": kind, "missing": verdict["missing"], "without": without,
-            "leaning": min(without, key=lambda pair: pair[1]), "sharing": sharing,
+            "leaning": min(without, key=lambda pair: pair[1]), "sharing": sharing, "sharing_off": sharing_off,
             "free": [(name, acc) for name, acc in without if acc >= accuracy],
             "first_token": measured["first_token"][names.index(ind_name)],
             "copy_head": tuple(copy["head"]), "copy": {text: copy[key] for text, key in ((REPEAT, "repeat"),
@@ -550,6 +552,11 @@ def heads_note(facts):
         layer = facts["sharing"][0][0][0]
         said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
             f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
+        alone = dict(facts["without"])
+        both = "both" if len(facts["sharing"]) == 2 else f"all {len(facts['sharing'])}"
+        said.append("Held-out accuracy with one of them off: " + " and ".join(
+            percent(alone[name]) for name, _ in facts["sharing"]) + (
+            f"; with {both} off: {percent(facts['sharing_off'])}." if facts["sharing_off"] is not None else "."))
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]

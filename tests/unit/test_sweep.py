@@ -1394,6 +1394,9 @@ def test_section_8s_heads_note_says_what_each_heads_numbers_show(row):
     passing = [h for h, s in zip(HEADS_22, measured["scores"]) if row["previous_token_head"] is not None
                and h[0] == row["previous_token_head"][0] and s[0] >= LINES[0]]
     assert ("previous-token job is shared" in said) == (len(passing) > 1)
+    if len(passing) > 1:  # each alone off, then all of them (not measured here: measured_from has single masks)
+        alone = "% and ".join(f"{100 * measured['ablated'][1 << HEADS_22.index(h)]:.1f}" for h in passing)
+        assert f"Held-out accuracy with one of them off: {alone}%." in said
     assert "costs nothing" not in said  # measured_from: every head costs something
     il, ih = row["induction_head"]
     assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token; "
@@ -1410,6 +1413,9 @@ def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_
     said = text(story_figures.heads_note(story_figures.describe_run(measured)))
     assert f"Switching off layer 1 head 0 costs nothing ({100 * row['accuracy']:.1f}% without it)." in said
     assert f"Layer {pl}'s previous-token job is shared: layer {pl} head 0 (" in said and "each pass 0.4" in said
+    assert "with both off" not in said  # measured_from measures each head alone off only
+    measured["ablated"][sum(1 << HEADS_22.index((pl, h)) for h in (0, 1))] = 0.25
+    assert "; with both off: 25.0%." in text(story_figures.heads_note(story_figures.describe_run(measured)))
     assert "puts 0.50 of its weight on the first token, an attention sink (section 10)" in said
 
 
