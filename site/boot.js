@@ -283,8 +283,12 @@ let fragmentTimer = null;
 window.mhaSetFragment = (encode) => {
   // Chromium throttles rapid replaceState calls, and encoding 32 x 64 numbers on every keystroke
   // is wasted work: ask Python for the text once the edits pause for 200 ms.
+  // A link pasted meanwhile wins: its hashchange decides what the page shows, so the page's older state must
+  // not be written over it (under load the timer could fire before that hashchange, and the link was lost).
   clearTimeout(fragmentTimer);
+  const before = location.hash;
   fragmentTimer = setTimeout(() => {
+    if (location.hash !== before) return;
     history.replaceState(history.state, "", `${location.pathname}${location.search}#${encode()}`);
   }, 200);
 };

@@ -473,6 +473,22 @@ def test_a_malformed_link_is_ignored_with_a_notice(reader, fragment, words):
     expect_tables(reader, WORKED)
 
 
+def test_a_link_pasted_while_the_pages_own_link_waits_to_be_written_is_read_and_kept(reader):
+    """The page writes its state into the address 200 ms after an edit. A link pasted inside those 200 ms is the
+    reader's: it is read (here refused, with its reason) and stays in the address, not overwritten by the older
+    state. Here the write and the hashchange are both due at once; once, under load, the write came first and
+    the link's notice never showed."""
+    reader.evaluate("""() => {
+      window.mhaSetFragment(() => "t=1,0,0,1");  // an edit's pending write
+      const due = performance.now() + 300;
+      while (performance.now() < due) {}  // past its 200 ms, so the write and the hashchange wait together
+      location.hash = "#h=5";
+    }""")
+    expect(reader.locator("#link-notice")).to_contain_text("not divisible by 5 heads")
+    reader.wait_for_timeout(400)
+    assert reader.evaluate("location.hash") == "#h=5"
+
+
 def test_one_bad_key_of_a_link_costs_only_itself_and_is_said_on_the_first_screen_and_beside_its_control(
         browser, site_url):
     """Issue 30's link: width 4 is not divisible by 3 heads. The tokens, the random projections and the 50
