@@ -552,11 +552,10 @@ def heads_note(facts):
         layer = facts["sharing"][0][0][0]
         said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
             f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
-        alone = dict(facts["without"])
-        both = "both" if len(facts["sharing"]) == 2 else f"all {len(facts['sharing'])}"
+        alone = dict(facts["without"])  # a layer has two heads (mha.training.HEADS): sharing is "both"
+        both = "" if facts["sharing_off"] is None else f"; with both off: {percent(facts['sharing_off'])}"
         said.append("Held-out accuracy with one of them off: " + " and ".join(
-            percent(alone[name]) for name, _ in facts["sharing"]) + (
-            f"; with {both} off: {percent(facts['sharing_off'])}." if facts["sharing_off"] is not None else "."))
+            percent(alone[name]) for name, _ in facts["sharing"]) + f"{both}.")
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]

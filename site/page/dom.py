@@ -101,8 +101,8 @@ def vector_text(xs, print_one=number_text):
 
 def beside(x, line, digits=2, gap=False):
     """x printed beside the threshold line: to `digits` decimals, or more where that would put the printed number
-    on the other side of the line (0.7998 beside 0.8 prints as 0.7998, not 0.80). gap: more still, until the
-    printed number is not the line's own unless x is ('just over 0.4' must show 0.401, not 0.40)."""
+    on the other side of the line (0.7998 beside 0.8 prints as 0.7998, not 0.80). gap=True: more still while it
+    prints as the line itself and x is not the line ('just over 0.4' must show 0.401, not 0.40)."""
     for d in range(digits, 17):
         text = f"{x:.{d}f}"
         if (float(text) >= line) == (x >= line) and (not gap or float(text) != line or x == line):
