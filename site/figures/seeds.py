@@ -59,7 +59,8 @@ SHORT = {"pair": "the pair", "other": "another way", "stalled": "stalled"}  # a 
 
 def _describe(row):
     """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
-    its line, so seed 75's 0.798 does not read as 0.80; two decimals: the rows trained before the sweep kept 4)."""
+    its line, so seed 75's 0.798 does not read as 0.80; every row keeps its score unrounded, so it is rounded once,
+    here)."""
     layer, head = row["induction_head"]
     return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {SHORT[kind(row)]}; "
             f"top induction: layer {layer} head {head}, {beside(row['induction'], mha.training.INDUCTION_MIN)}")

@@ -23,6 +23,16 @@ def test_the_sweep_is_of_the_pages_model_over_a_hundred_seeds_in_order():
     assert training.LEARNED_MIN == LEARNED
 
 
+def test_every_rows_scores_and_accuracy_are_stored_unrounded_so_the_page_rounds_them_once():
+    """Issue 28: rows stored at 4 decimals were rounded again when printed. Each score is now as measured, and
+    each accuracy is a count over the held-out predictions (k / n exactly, not k / n rounded)."""
+    n = sum(len(training.pinned_positions(count)) for _, count in training.held_out())  # the positions scored
+    for row in ROWS:
+        for key in ("induction", "previous_token"):  # None: no such head in an earlier layer
+            assert row[key] is None or round(row[key], 4) != row[key], (row["seed"], key, row[key])
+        assert round(row["accuracy"] * n) / n == row["accuracy"], (row["seed"], row["accuracy"])
+
+
 def test_seed_0s_row_is_what_the_builds_own_run_of_seed_0_measured(built_site):
     """The build trains seed 0 at the defaults (figures.training.run_data): same held-out accuracy, same verdict."""
     from figures import training as fig
