@@ -107,6 +107,7 @@ def first_visit_bytes(playwright, site):
             playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS) as context:
         page = context.new_page()
         page.goto(url)
+        page.locator("[data-cell]").first.scroll_into_view_if_needed()  # the cells' worker starts as a cell nears
         page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
     files = [file for file, status in sent if status == 200]  # 304: the browser only asked; no body
     return sum((site / file).stat().st_size for file in files), sorted({f for f in files if files.count(f) > 1})
@@ -122,7 +123,8 @@ def load(browser, url, first_run=False):
     page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
     page.wait_for_timeout(300)  # let late requests (none expected before ready) finish counting
     figures = {**totals}  # the page's own bytes: counted up to ready, before the cells' worker loads
-    if first_run:
+    if first_run:  # a reader who scrolls to the first cell once the page is ready: the worker starts then
+        page.locator("[data-cell]").first.scroll_into_view_if_needed()
         page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
         figures["run"] = first_cell_run(page)
     figures.update(page.evaluate("""() => ({
@@ -159,9 +161,9 @@ def redraw_times(browser, url, fragment, selector, edits, busy_cell=False):
     page = context.new_page()
     page.goto(url + fragment)
     page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
-    # The cells' worker boots right after ready and shares the 2 cores: time the steady state, after it.
-    page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
-    if busy_cell:
+    if busy_cell:  # the cells' worker starts as a cell nears: scroll there first
+        page.locator("[data-cell]").first.scroll_into_view_if_needed()
+        page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
         page.evaluate("(code) => { document.getElementById('cell-one-head-code').value = code; }", BUSY_CELL)
         page.click("#cell-one-head button[data-action=run]")
         page.wait_for_function("document.getElementById('cell-one-head-output').textContent.includes('started')")
@@ -205,8 +207,7 @@ def widest_frame_times(browser, url, edits):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(url + "#" + fragment.encode(state))
-    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
-    page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
+    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)  # no cell near: no cells' worker beside it
     selector = "input[aria-label='token 5 slot 20']"
     page.locator(selector).scroll_into_view_if_needed()
     values = [f"{0.5 + (i % 17) / 10:.1f}" for i in range(edits + 1)]
@@ -307,8 +308,7 @@ def text_times(browser, url, edits):
     context = browser.new_context()
     page = context.new_page()
     page.goto(url + "#text")
-    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)
-    page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)
+    page.wait_for_selector("body[data-python=ready]", timeout=READY_MS)  # no cell near: no cells' worker beside it
     page.locator("#text").scroll_into_view_if_needed()
     page.wait_for_selector("body[data-text=ready]", timeout=READY_MS, state="attached")
     typed = page.evaluate(TEXT_TYPED, [edits])[1:]

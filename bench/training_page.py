@@ -65,7 +65,9 @@ def run(edits, probes):
         page.goto(url)
         page.locator("#trained").scroll_into_view_if_needed()  # the section loads its run when it comes near
         page.wait_for_selector("body[data-training=ready]", timeout=READY_MS)
-        page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)  # the cells' worker has booted: a quiet CPU
+        page.locator("#cell-training").scroll_into_view_if_needed()  # the cells' worker starts as its cell nears:
+        page.wait_for_selector("body[data-cells=ready]", timeout=READY_MS)  # booted now, a quiet CPU after
+        page.locator("#trained").scroll_into_view_if_needed()
         probe_values = ["BECAFDBCAFDB", "FACEADBA", "ABCDEFABCDEF", "FBCEADBA"] * (probes // 4 + 1)
         probe_idle = page.evaluate(bench_page.EDIT, ["#probe-sequence", probe_values[:probes + 1], 20])[1:]
         page.evaluate(WATCH)

@@ -379,9 +379,11 @@ def wait_ready(page):
 
 
 def wait_cells_ready(page):
-    """Block until the cells' own Python (a worker, started after the page's) is ready: body data-cells="ready"."""
+    """Bring section 5's first cell on screen, as a reader scrolling there does (the cells' own Python, a worker,
+    starts only when a cell comes near), then block until that Python is ready: body data-cells="ready"."""
     from playwright.sync_api import expect
 
+    page.locator("[data-cell]").first.scroll_into_view_if_needed()
     expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=READY_TIMEOUT_MS)
 
 

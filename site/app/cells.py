@@ -1,7 +1,10 @@
 """Code cells' glue on the page: Run, Stop, Reset and the editor keys; the code runs in a worker.
 
 The cells have a Python of their own in a Web Worker (worker.mjs running
-cells/worker.py), started in the background once the page's Python is ready.
+cells/worker.py), started once a cell comes within a screen's height, or is
+pointed at, pressed or focused (boot.js's mhaWhenNear, which a Run press
+always passes through): a reader who never reaches a cell never pays for a
+second Python.
 The page's interpreter, which draws the figures, never runs a reader's code.
 A run that passes the time limit, or whose Stop is pressed, ends by terminating
 the worker; a fresh one starts at once. One run at a time: a Run pressed
@@ -273,7 +276,7 @@ def _dedent(area):
 
 
 def setup(page_browser, show, figure):
-    """Wake every cell up and start the cells' worker in the background.
+    """Wake every cell up; the cells' worker starts when a cell comes near (boot.js's mhaWhenNear).
 
     page_browser: document, window, create_proxy and to_js, from app/main.py.
     show(tokens) puts tokens into the live figure (or raises ValueError);
@@ -283,8 +286,9 @@ def setup(page_browser, show, figure):
     _page.update(show=show, figure=figure)
     _worker.update(onmessage=browser.create_proxy(on_worker_message), onerror=browser.create_proxy(on_worker_error),
                    on_limit=browser.create_proxy(_limit))
-    start_worker()
-    for container in browser.document.querySelectorAll("[data-cell]"):
+    cells = browser.document.querySelectorAll("[data-cell]")
+    browser.window.mhaWhenNear(browser.to_js(list(cells)), browser.create_proxy(start_worker))  # once
+    for container in cells:
         name = container.dataset.cell
         draw(cell_view.element_id(name, "bar"), cell_view.bar(name, ready=True))
         container.addEventListener("click", browser.create_proxy(on_click))

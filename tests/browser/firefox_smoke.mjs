@@ -200,6 +200,7 @@ const CHECKS = {
     expect(/^http:\/\/127\.0\.0\.1:\d+$/.test(other ?? ""), `MHA_OTHER_ORIGIN is ${JSON.stringify(other)}`);
     await page.goto(base, { timeout: READY_TIMEOUT_MS });
     await waitForPython(page, "ready");
+    await page.$eval("[data-cell]", (cell) => cell.scrollIntoView());  // the cells' Python starts as a cell nears
     await page.waitForSelector('body[data-cells="ready"]', { timeout: READY_TIMEOUT_MS });
     const code = `import js\ntry:\n    await js.fetch("${other}/fetch")\n    print("sent")\n` +
                  "except Exception as e:\n    print('refused:', e)\n";

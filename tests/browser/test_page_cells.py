@@ -179,6 +179,20 @@ def test_every_cell_prints_the_lesson_numbers(page, site_url):
             assert printed_rows(text, heading, len(rows)) == rows, (name, heading, text)
 
 
+def test_the_cells_python_starts_only_when_a_cell_comes_near(page, site_url):
+    """A reader who stays in sections 1-4 never pays for a second Python: a second after the page's Python is
+    ready no worker runs and body has no data-cells; scrolled to section 5, the cells' worker starts, once."""
+    page.goto(site_url)
+    wait_ready(page)
+    page.wait_for_timeout(1000)
+    assert page.workers == [] and page.locator("body").get_attribute("data-cells") is None
+    page.locator("#cells-title").scroll_into_view_if_needed()
+    expect(page.locator("body")).to_have_attribute("data-cells", "ready", timeout=READY_TIMEOUT_MS)
+    assert len(page.workers) == 1
+    run(page, "two_heads")
+    expect(output(page, "two_heads")).to_contain_text(HEAD_1[1])
+
+
 TRAINING_PROGRESS = re.compile(
     r"^step +(\d+): loss \d\.\d{3}, layer 0 previous-token (\d\.\d\d), layer 1 induction (\d\.\d\d)$", re.M)
 
@@ -514,7 +528,7 @@ def test_a_cell_gets_its_editor_only_as_it_nears_the_viewport(page, site_url):
     page.goto(site_url)
     area = source(page, "training")  # section 8's, far below section 5's two
     wait_ready(page)
-    wait_cells_ready(page)
+    page.wait_for_timeout(1000)
     assert not requests.of("editor.js")  # not even fetched: its code would compete with Python's start
     expect(page.locator(".cm-editor")).to_have_count(0)
     expect(area).to_be_visible()
@@ -631,6 +645,7 @@ def test_if_the_rest_of_the_library_is_missing_run_says_so_and_the_figure_lives(
     page.route(f"**/{build.STDLIB_REST}", lambda route: route.fulfill(status=404, body="not here"))
     page.goto(site_url)
     wait_ready(page)
+    page.locator("#cells-title").scroll_into_view_if_needed()  # the cells' worker starts as a cell nears
     expect(page.locator("body")).to_have_attribute("data-cells", "failed", timeout=READY_TIMEOUT_MS)
     run_button(page, "two_heads").click()
     expect(status(page, "two_heads")).to_have_text(

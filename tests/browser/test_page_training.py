@@ -16,8 +16,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha.training as training
-from conftest import (EXERCISE, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field, wait_cells_ready,
-                      wait_ready)
+from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field, wait_ready
 from figures import training as fig
 
 TRAIN_TIMEOUT_MS = 240_000  # a short run, plus a fresh Pyodide in a worker, on a loaded 2-core box
@@ -182,7 +181,7 @@ def scroll_to_section(page, viewports_above):
 
 
 def test_the_run_and_the_frames_are_fetched_only_when_the_section_comes_near(page, site_url, hold, run):
-    """Start-up (the page's Python, then the cells' worker) fetches neither; scrolled to within a viewport
+    """Start-up (the page's Python) fetches neither; scrolled to within a viewport
     height of the section, the glue fetches training.json (held here: the status says it is loading), then
     the section is ready; the frames arrive when the slider's panel is near."""
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -190,7 +189,7 @@ def test_the_run_and_the_frames_are_fetched_only_when_the_section_comes_near(pag
     held = hold(page, DATA)
     page.goto(site_url)
     wait_ready(page)
-    wait_cells_ready(page)  # seconds after the page's Python was ready: time enough for a fetch at start-up
+    page.wait_for_timeout(1000)  # after the page's Python was ready: time enough for a fetch at start-up
     status, train = page.locator("#train-status"), page.locator("#train-start")
     scroll_to_section(page, 3)  # two viewport heights below the screen's bottom: not near yet
     page.wait_for_timeout(500)
