@@ -49,16 +49,26 @@ from scripts import browsers  # noqa: E402  (which Chromium and Firefox: one rul
 
 # --- the worked numbers (derived in the module docstring) ----------------------------
 
-WORKED = {
+WORKED_4 = {  # with "4 decimals" checked
     "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
     "head 1 weights": [["0.6698", "0.3302"], ["0.3302", "0.6698"]],
     "one head weights": [["0.6341", "0.3659"], ["0.3870", "0.6130"]],
 }
+WORKED = {  # as a page first prints them: 2 decimals (none of the numbers above ends in 5)
+    "head 0 weights": [["0.52", "0.48"], ["0.51", "0.49"]],
+    "head 1 weights": [["0.67", "0.33"], ["0.33", "0.67"]],
+    "one head weights": [["0.63", "0.37"], ["0.39", "0.61"]],
+}
 EXERCISE_EDITS = {"token 1 slot 2": "0.0", "token 1 slot 3": "1.0"}
-EXERCISE = {
+EXERCISE_4 = {
     "head 0 weights": [["0.5177", "0.4823"], ["0.5141", "0.4859"]],
     "head 1 weights": [["0.5000", "0.5000"], ["0.5000", "0.5000"]],
     "one head weights": [["0.5125", "0.4875"], ["0.5100", "0.4900"]],
+}
+EXERCISE = {  # 0.5125 is s(0.05) = 0.512497...: 0.51
+    "head 0 weights": [["0.52", "0.48"], ["0.51", "0.49"]],
+    "head 1 weights": [["0.50", "0.50"], ["0.50", "0.50"]],
+    "one head weights": [["0.51", "0.49"], ["0.51", "0.49"]],
 }
 WASM = "**/pyodide.asm.wasm"
 
@@ -354,8 +364,10 @@ def lesson(browser, site_url):
 
 @pytest.fixture
 def reader(lesson):
-    """The shared page, back at the lesson's default state ("reset the figures")."""
+    """The shared page, back at the lesson's default state ("reset the figures", which keeps the decimals asked
+    for, and 2 decimals)."""
     lesson.locator("#reset-all").click()
+    lesson.locator("#digits").uncheck()
     expect_tables(lesson, WORKED)
     return lesson
 

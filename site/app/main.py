@@ -25,7 +25,8 @@ from page import dom, fragment
 from page import state as figure_state
 
 STATE = figure_state.default_state()
-SHOWN = {"view": None, "outputs": None}  # the View on screen now, and the one the outputs show
+SHOWN = {"view": None, "before": None, "outputs": None}  # the View on screen now, the one its moved marks compare
+                                                        # with, and the one the outputs show
 BIG_WIDTH = 16  # wider than this (by a link or the picker), the outputs fold: 2 x n x d numbers is a wall, and
                 # redrawing them on every keystroke (6,144 cells at 32 x 64) is most of the keystroke's time
 ERRORS = {}          # element id -> the sentence on screen there
@@ -78,7 +79,7 @@ def redraw(event, view, before=None):
         else:
             draw_figure(element_id, view, before, patch=same)
     if event == "numbers":
-        SHOWN["view"] = view
+        SHOWN.update(view=view, before=before)
 
 
 def draw_outputs(view, same=False):
@@ -261,6 +262,12 @@ def on_causal(target):
     edit("grid-error", lambda s: figure_state.changed(s, causal=bool(target.checked)))
 
 
+def on_digits(target):
+    """2 or 4 decimals in the live figure's tables: the same numbers and the same moved marks, printed again."""
+    STATE["digits"] = 4 if target.checked else 2
+    redraw("numbers", SHOWN["view"], SHOWN["before"])
+
+
 def on_cross(target):
     if edit("context-error", figure_state.with_cross, bool(target.checked), redraws=("context-grid",)):
         if STATE["context"] is not None:
@@ -324,7 +331,8 @@ def on_lesson_shape():
 def on_reset():
     """Sections 2-9's figures back to the worked example; the KV calculator and section 1 (its own reset) keep
     their numbers."""
-    STATE.update({**figure_state.default_state(), "kv": STATE["kv"], "blend": STATE["blend"]})
+    kept = {key: STATE[key] for key in ("kv", "blend", "digits")}
+    STATE.update({**figure_state.default_state(), **kept})
     for notice in ("link-notice", "fragment-notice", "kv-sharing-error", "context-error"):
         say(notice, "")
     draw_everything(figure_state.compute(STATE, SHOWN["view"]))
@@ -333,7 +341,7 @@ def on_reset():
 
 
 INPUTS = {"width": on_width, "heads": on_heads, "sharing-heads": on_heads, "kv-heads": on_kv_heads,
-          "projections": on_projections, "causal": on_causal, "cross": on_cross,
+          "projections": on_projections, "causal": on_causal, "cross": on_cross, "digits": on_digits,
           "seed": lambda target: on_setting(target, "seed", "seed-error", ("numbers",)),
           "distractors": lambda target: on_setting(target, "distractors", "distractors-error", ("competition",)),
           "cost-seq-len": lambda target: on_setting(target, "cost_seq_len", "cost-seq-len-error", ("cost",)),

@@ -19,16 +19,22 @@ from page.state import DEFAULT_CONTEXT, button_rules, lesson_shape, reads_slices
 PROJECTIONS = (("identity", "identity slices"), ("random", "random projections (seeded)"))
 
 
+def _checkbox(element_id, on):
+    return ["input", {"type": "checkbox", "id": element_id, **({"checked": "checked"} if on else {})}]
+
+
 def options_controls(state):
-    """Projections (identity slices or seeded random), the seed, and the causal mask switch: children."""
-    causal = {"type": "checkbox", "id": "causal", **({"checked": "checked"} if state["causal"] else {})}
+    """Projections (identity slices or seeded random), the seed, the causal mask switch, and how many decimals
+    the tables print (2, or 4 for a pencil check): children."""
     return [["label", {"class": "control"}, "projections ", select("projections", PROJECTIONS, state["projections"])],
             " ",
             ["label", {"class": "control"}, "seed ",
              ["input", {"id": "seed", "type": "text", "inputmode": "numeric", "size": "10", "autocomplete": "off",
                         "aria-describedby": "seed-error", "value": str(state["seed"])}]], " ",
-            ["label", {"class": "control"}, ["input", causal],
-             " causal mask (each token sees only itself and earlier tokens)"]]
+            ["label", {"class": "control"}, _checkbox("causal", state["causal"]),
+             " causal mask (each token sees only itself and earlier tokens)"], " ",
+            ["label", {"class": "control"}, _checkbox("digits", state["digits"] == 4),
+             " 4 decimals (2 until checked)"]]
 
 
 def cross_switch(state):
@@ -138,7 +144,8 @@ def _changes(before, after):
     return kept[2]
 
 
-def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True, masked=False):
+def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True, masked=False,
+                digits=4):
     """Every head's softmax rows, then the one wide head's, each with change markers.
 
     result: mha.MultiHeadResult; wide: the one wide head's n x m weights;
@@ -147,18 +154,19 @@ def head_tables(result, wide, previous=None, key_label="token", label_suffix=" w
     table, up to pictures.PICTURE_TOKENS tokens, its attention picture (figures/pictures.py).
     sliced: each head reads its own slots (identity slices), which its caption names.
     masked: the causal mask is on, so a key after its query reads "masked", not a weight of 0.0000.
+    digits: the decimals each weight and entropy prints (the moved cells' changes keep 4).
     """
     drawn = pictured(wide)
     views = [["div", classes("head-view", band, "pictured" if drawn else ""),
-              weight_table(w, label, caption, changes, key_label, masked),
-              *([attention_picture(w)] if drawn else []), entropy_readout(w)]
+              weight_table(w, label, caption, changes, key_label, masked, digits),
+              *([attention_picture(w)] if drawn else []), entropy_readout(w, digits)]
              for label, caption, band, w, changes in _head_views(result, wide, previous, label_suffix, sliced)]
     cells = (len(result.weights) + 1) * len(wide) * len(wide[0])
     return ["div", classes("head-tables", "many" if cells > MANY_CELLS else ""),
             *([] if drawn else [pictures_note(wide)]), *views]
 
 
-def head_tables_patch(result, wide, previous=None, label_suffix=" weights", sliced=True, masked=False):
+def head_tables_patch(result, wide, previous=None, label_suffix=" weights", sliced=True, masked=False, digits=4):
     """What changes in head_tables(...) when only numbers moved (same shape): for mhaPatch.
 
     {"text", "class", "delta": one line per <td>, joined by newlines; "value": the float of each <td>,
@@ -171,8 +179,8 @@ def head_tables_patch(result, wide, previous=None, label_suffix=" weights", slic
     # A patch follows a view of the same shape, so every table has its changes, or (no view before) none has.
     changes = None if previous is None else [row for *_, c in views for row in c]
     marked = [part for _, caption, _, w, c in views
-              for part in (_caption_parts(caption, c), [_entropy_text(w), "entropy"])]
-    columns = joined_weight_columns(rows, changes, masked)
+              for part in (_caption_parts(caption, c), [_entropy_text(w, digits), "entropy"])]
+    columns = joined_weight_columns(rows, changes, masked, digits)
     return dict(zip(("text", "class", "value", "delta"), columns), marked=marked)
 
 
@@ -185,8 +193,8 @@ def _head_caption(result, h, sliced=True):
     return f"head {h} ({reads}{kv})"
 
 
-def weight_table(weights, label, caption, changes=None, key_label="token", masked=False):
-    """<table aria-label=label>: rows = query tokens, columns = key tokens, 4-decimal weights.
+def weight_table(weights, label, caption, changes=None, key_label="token", masked=False, digits=4):
+    """<table aria-label=label>: rows = query tokens, columns = key tokens, weights to `digits` decimals.
 
     The table's data-values lists repr(weight) of every cell (dom.exact_values); each cell
     has a w0..w9 class; with `changes` (mha.weight_changes against the previous weights),
@@ -194,7 +202,7 @@ def weight_table(weights, label, caption, changes=None, key_label="token", maske
     the number), and the caption ends in ': moved' or ': unchanged'.
     """
     width = len(weights[0])
-    texts, cell_classes, values, deltas = weight_columns(weights, changes, masked)
+    texts, cell_classes, values, deltas = weight_columns(weights, changes, masked, digits)
     cells = [["td", {"class": cls, **({"data-delta": delta} if delta else {})}, text]
              for text, cls, delta in zip(texts, cell_classes, deltas)]
     rows = [body_row(f"token {i}", cells[i * width:(i + 1) * width]) for i in range(len(weights))]
@@ -216,8 +224,9 @@ _PLAIN = [f"num {weight_class(i / 10)}" for i in range(11)]  # by int(10 * weigh
 _MOVED = [f"{cls} moved" for cls in _PLAIN]
 
 
-def weight_columns(weights, changes=None, masked=False):
-    """The cells of a weight table, row by row, as four lists: texts (4 decimals), classes, weights, data-delta.
+def weight_columns(weights, changes=None, masked=False, digits=4):
+    """The cells of a weight table, row by row, as four lists: texts (`digits` decimals), classes, weights,
+    data-delta (4 decimals: a change is small).
 
     weights: n >= 1 rows of m >= 1 softmax weights; changes: mha.weight_changes of the same shape, or None.
 
@@ -226,14 +235,14 @@ def weight_columns(weights, changes=None, masked=False):
     The weights go as they are: a tree's data-values lists their repr(), a patch sends them as numbers
     (boot.js writes the same text).
     """
-    texts, cells, flat, deltas = joined_weight_columns(weights, changes, masked)
+    texts, cells, flat, deltas = joined_weight_columns(weights, changes, masked, digits)
     return texts.split("\n"), cells.split("\n"), flat, deltas.split("\n")
 
 
 MASKED = "masked"  # a causal table's cell for a key after its query: no weight at all, not a weight of 0
 
 
-def joined_weight_columns(weights, changes=None, masked=False):
+def joined_weight_columns(weights, changes=None, masked=False, digits=4):
     """weight_columns(...) with texts, classes and deltas each one string, a line per cell: what mhaPatch takes.
 
     Written for speed: this runs for every weight on every keystroke. Each text column is made by one
@@ -241,7 +250,7 @@ def joined_weight_columns(weights, changes=None, masked=False):
     instead of one format call per cell, and only the cells that moved have a delta to format.
     """
     flat = [w for row in weights for w in row]
-    texts = _lines("%.4f", flat)
+    texts = _lines(f"%.{digits}f", flat)
     if changes is None:  # a class by int(10 * weight): softmax weights lie in [0, 1]
         cells = "\n".join([_PLAIN[int(w * 10)] for w in flat])
         deltas = "\n" * (len(flat) - 1)
@@ -271,13 +280,13 @@ def _lines(spec, numbers):
     return "\n".join([spec] * len(numbers)) % tuple(numbers)
 
 
-def _entropy_text(weights):
-    return "entropy per row: " + ", ".join(fixed(mha.entropy(row)) for row in weights) + " bits"
+def _entropy_text(weights, digits=4):
+    return "entropy per row: " + ", ".join(fixed(mha.entropy(row), digits) for row in weights) + " bits"
 
 
-def entropy_readout(weights):
+def entropy_readout(weights, digits=4):
     """Each row's spread in bits, from mha.entropy: 0 = one sharp peak."""
-    return ["p", {"class": "entropy", "data-patch": ""}, _entropy_text(weights)]
+    return ["p", {"class": "entropy", "data-patch": ""}, _entropy_text(weights, digits)]
 
 
 def moved_summary(result, wide, previous):
@@ -328,12 +337,13 @@ def _output_sections(result):
             ("output after w_o", mixed, result.outputs, [f"slot {s}" for s in range(width)], [""] * width)]
 
 
-def output_tables(result):
-    """The per-head outputs side by side (head-coloured columns: the concatenation), then the output after w_o."""
+def output_tables(result, digits=4):
+    """The per-head outputs side by side (head-coloured columns: the concatenation), then the output after w_o,
+    to `digits` decimals."""
     tables = []
     for label, caption, rows, cols, bands in _output_sections(result):
         head = header_row("token", cols, lambda s: classes(bands[s]))
-        body = [body_row(f"token {i}", [["td", {"class": "num"}, fixed(x)] for x in row])
+        body = [body_row(f"token {i}", [["td", {"class": "num"}, fixed(x, digits)] for x in row])
                 for i, row in enumerate(rows)]
         tree = table(label, caption, head, body, "numbers")
         tree[1]["data-values"] = exact_values(x for row in rows for x in row)
@@ -342,11 +352,11 @@ def output_tables(result):
     return ["div", {"class": "output-tables"}, *tables]
 
 
-def output_tables_patch(result):
+def output_tables_patch(result, digits=4):
     """output_tables' numbers and captions for mhaPatch, columns as in head_tables_patch (same shape)."""
     sections = _output_sections(result)
     flat = [x for _, _, rows, _, _ in sections for row in rows for x in row]
-    return {"text": _lines("%.4f", flat), "class": "\n".join(["num"] * len(flat)), "value": flat,
+    return {"text": _lines(f"%.{digits}f", flat), "class": "\n".join(["num"] * len(flat)), "value": flat,
             "delta": "\n" * (len(flat) - 1), "marked": [[caption, ""] for _, caption, _, _, _ in sections]}
 
 
@@ -363,26 +373,27 @@ def _snapshot(view, cross=False):
 
 
 def _head_tables(state, view, before):
-    return [head_tables(view.result, view.wide, _snapshot(before), sliced=reads_slices(state), masked=state["causal"])]
+    return [head_tables(view.result, view.wide, _snapshot(before), sliced=reads_slices(state), masked=state["causal"],
+                        digits=state["digits"])]
 
 
 def _head_tables_patch(state, view, before):
     return head_tables_patch(view.result, view.wide, _snapshot(before), sliced=reads_slices(state),
-                             masked=state["causal"])
+                             masked=state["causal"], digits=state["digits"])
 
 
 def _cross_tables(state, view, before):
     if view.cross is None:
         return []
     return [head_tables(view.cross, view.cross_wide, _snapshot(before, True), "context token", CROSS_SUFFIX,
-                        reads_slices(state))]
+                        reads_slices(state), digits=state["digits"])]
 
 
 def _cross_tables_patch(state, view, before):
     if view.cross is None:  # nothing drawn, nothing to patch
         return NO_PATCH
     return head_tables_patch(view.cross, view.cross_wide, _snapshot(before, True), CROSS_SUFFIX,
-                             reads_slices(state))
+                             reads_slices(state), digits=state["digits"])
 
 
 def _size_controls(state, view, before):
@@ -427,8 +438,8 @@ FIGURES = {
                               ("structure",), mark=False),
     "fig-token-buttons": Figure(lambda s, v, b: [token_buttons(len(s["tokens"]))]),
     "head-tables": Figure(_head_tables, ("numbers",), _head_tables_patch),
-    "fig-outputs": Figure(lambda s, v, b: [output_tables(v.result)], ("numbers",),
-                          lambda s, v, b: output_tables_patch(v.result)),
+    "fig-outputs": Figure(lambda s, v, b: [output_tables(v.result, s["digits"])], ("numbers",),
+                          lambda s, v, b: output_tables_patch(v.result, s["digits"])),
     # section 4: the exercise
     "moved-summary": Figure(lambda s, v, b: [moved_summary(v.result, v.wide, _snapshot(b))], ("numbers",)),
     # section 7: cross-attention

@@ -83,9 +83,10 @@ def number_text(x):
     return text[:-2] if text.endswith(".0") else text
 
 
-def fixed(x):
-    """A number as the figures print it: 4 decimals."""
-    return f"{x:.4f}"
+def fixed(x, digits=4):
+    """A number as the figures print it: 4 decimals, or `digits` (the live figure's tables: 2 until the reader
+    asks for 4)."""
+    return f"{x:.{digits}f}"
 
 
 def short(x):

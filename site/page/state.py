@@ -46,12 +46,14 @@ def default_state():
     """The lesson's worked example (section 3) with identity projections; what a fresh page shows.
 
     "blend" is section 1's own three tokens (mha.BLEND_TOKENS): no link carries them, no other
-    figure reads them, and only section 1's reset puts them back.
+    figure reads them, and only section 1's reset puts them back. "digits" is how many decimals the live
+    figure's tables print (2, or 4 once the reader asks): a way of reading, so no link or reset changes it.
     """
     return {"tokens": [list(row) for row in mha.LESSON_TOKENS], "heads": mha.LESSON_HEADS,
             "kv_heads": mha.LESSON_HEADS, "causal": False, "projections": "identity", "seed": 0,
             "context": None, "distractors": 0, "kv": KV(model_shape(DEFAULT_MODEL)),
-            "cost_seq_len": model_shape(mha.COST_MODEL).context, "blend": [list(row) for row in mha.BLEND_TOKENS]}
+            "cost_seq_len": model_shape(mha.COST_MODEL).context, "blend": [list(row) for row in mha.BLEND_TOKENS],
+            "digits": 2}
 
 
 # --- the gate ----------------------------------------------------------------------

@@ -25,8 +25,8 @@ from playwright.sync_api import expect
 import build
 import mha.training
 from cells import view as cell_view
-from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field as grid_field,
-                      wait_cells_ready, wait_ready)
+from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_TIMEOUT_MS, WASM, WORKED, Requests, expect_tables,
+                      field as grid_field, wait_cells_ready, wait_ready)
 
 CELLS = Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
@@ -40,7 +40,7 @@ EXPECTED_ROWS = {  # cell -> {title line: the rows printed under it}
     "two_heads": {"head 0 (slots 0-1):": HEAD_0, "head 1 (slots 2-3):": HEAD_1},
     "one_head": {"head 0:": HEAD_0, "head 1:": HEAD_1, "one head over all 4 slots:": ONE_HEAD},
 }
-SECTION_4_HEAD_1 = [["0.5000", "0.5000"], ["0.5000", "0.5000"]]  # the live figure's head 1 after section 4's edit
+SECTION_4_HEAD_1 = [["0.50", "0.50"], ["0.50", "0.50"]]  # the live figure's head 1 after section 4's edit
 NAME_ERROR = "print('before')\nx = 1\nprint(tokens_typo)\n"  # fails at line 3
 RUNAWAY = "print('started')\nwhile True:\n    pass\n"
 KEPT_EDIT = "steps = 1  # an edit that must survive the other cells' runs\n"
@@ -326,7 +326,7 @@ def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site
         const head1 = [...document.querySelectorAll('table[aria-label="head 1 weights"] td')].map(td => td.textContent);
         return {head1, status: document.getElementById("cell-one-head-status").textContent};
     }""")
-    assert during["head1"] == ["0.5000"] * 4 and during["status"].startswith("Running")
+    assert during["head1"] == ["0.50"] * 4 and during["status"].startswith("Running")
     page.get_by_role("button", name="Stop cell: one head", exact=True).click()
     expect(error(page, "one_head")).to_contain_text("you pressed Stop")
     expect(status(page, "one_head")).to_have_text(re.compile(r"^Stopped after"))
@@ -659,7 +659,7 @@ def test_show_puts_tokens_into_the_live_figure(page, site_url):
     """show(tokens) from a cell redraws the figure; bad tokens give the page's sentence as a cell error."""
     page.goto(site_url)
     wait_ready(page)
-    expect_tables(page, {"head 1 weights": [row[1:-1].split(", ") for row in HEAD_1]})
+    expect_tables(page, {"head 1 weights": WORKED["head 1 weights"]})
     run(page, "two_heads", SHOW_EXERCISE)
     expect(status(page, "two_heads")).to_contain_text("show() sent 2 tokens to the figure.")
     expect(grid_field(page, 1, 2)).to_have_value(re.compile(r"^0(\.0)?$"))

@@ -47,7 +47,7 @@ def test_the_second_exercise_keeps_the_seed_and_moves_both_heads(reader):
     after = mha.multi_head_attention(mha.EXERCISE_TOKENS, 2, **weights).weights
     for h in (0, 1):
         table = weights_table(reader, f"head {h} weights")
-        expect(table.locator("td")).to_have_text([f"{w:.4f}" for row in after[h] for w in row])
+        expect(table.locator("td")).to_have_text([f"{w:.2f}" for row in after[h] for w in row])
         changes = [c for row in mha.weight_changes(before[h], after[h]) for c in row]
         assert any(changes)
         expect(table.locator("td.moved")).to_have_count(sum(1 for c in changes if c))

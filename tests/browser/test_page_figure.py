@@ -127,7 +127,7 @@ def test_controls_changed_while_loading_are_kept_and_applied_when_ready(page, si
     expect(page.get_by_role("textbox", name="token 1 slot 7", exact=True)).to_be_visible()
     # causal: token 0 sees only itself, so its row of the one head is [1, masked]
     expect(weights_table(page, "head 0 weights").locator("tbody tr").first.locator("td")).to_have_text(
-        ["1.0000", "masked"])
+        ["1.00", "masked"])
 
 
 def test_a_control_changed_while_loading_wins_over_a_shared_link(page, site_url, hold):

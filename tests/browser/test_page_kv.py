@@ -71,7 +71,7 @@ def test_sharing_switches_on_random_projections_and_a_group_shares_keys_and_valu
     expect(reader).to_have_url(re.compile(r"kv=1&c=0&p=rand"))
     result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, kv_heads=1,
                                       **mha.random_projections(4, 2, kv_heads=1, seed=0))
-    expect_tables(reader, {f"head {h} weights": [[f"{w:.4f}" for w in row] for row in result.weights[h]]
+    expect_tables(reader, {f"head {h} weights": [[f"{w:.2f}" for w in row] for row in result.weights[h]]
                            for h in (0, 1)})
     given = ", ".join(f"{result.weights[h][1][0]:.2f} in head {h}" for h in (0, 1))  # token 1's query on token 0
     expect(reader.locator(".kv-row-note")).to_have_text(

@@ -3,8 +3,8 @@
 One page load is shared by the tests of this module (Pyodide takes seconds to
 start); each test begins from "reset the figures". Expected numbers are
 the worked example and exercise derived in conftest.py or mha's own, computed here
-in CPython, compared with what the page prints (4 decimals) and with the full
-floats each table lists in data-values.
+in CPython, compared with what the page prints (2 decimals, or 4 once asked for) and
+with the full floats each table lists in data-values.
 """
 
 import re
@@ -14,7 +14,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha
-from conftest import EXERCISE, WORKED, exact_values, expect_tables, field, open_page, weights_table
+from conftest import (EXERCISE, EXERCISE_4, WORKED, WORKED_4, exact_values, expect_tables, field, open_page,
+                      weights_table)
 
 # --- test data ---------------------------------------------------------------
 
@@ -30,8 +31,10 @@ BAD_COUNTS = ["", "abc", "-3", "1e309", "99999999999999"]
 # --- helpers ---------------------------------------------------------------------
 
 def expect_weights(page, label, weights):
-    """Every cell prints the weight to 4 decimals, and the table lists each repr(weight) in data-values."""
-    expect_tables(page, {label: [[f"{w:.4f}" for w in row] for row in weights]})
+    """Every cell prints the weight to the decimals the page is set to (2, or 4 with "4 decimals" checked), and
+    the table lists each repr(weight) in data-values."""
+    digits = 4 if page.locator("#digits").is_checked() else 2
+    expect_tables(page, {label: [[f"{w:.{digits}f}" for w in row] for row in weights]})
     values = exact_values(weights_table(page, label))
     assert [float(v) for v in values] == pytest.approx([w for row in weights for w in row], abs=1e-15)
 
@@ -54,6 +57,35 @@ def test_section_3_every_number_and_full_values(reader):
     expect(grid.locator("thead th")).to_have_text(
         ["token", "slot 0head 0", "slot 1head 0", "slot 2head 1", "slot 3head 1"])
     expect(reader.locator("#fig-slot-legend")).to_have_text("head 0: slots 0-1; head 1: slots 2-3")
+
+
+def test_4_decimals_prints_every_live_table_to_the_pencils_last_digit_keeps_the_marks_and_outlasts_a_reset(reader):
+    """The reader asks for 4 decimals: the head tables, their entropy lines and the outputs print 4 (the
+    hand-worked numbers), an edit's moved marks stay through the switch, and "reset the figures" keeps the
+    choice; unchecked, 2 again."""
+    entropy = reader.locator("#head-tables .entropy").first
+    expect(entropy).to_have_text("entropy per row: 1.00, 1.00 bits")  # 0.9991 and 0.9994 bits, by mha.entropy
+    field(reader, 1, 2).fill("0.0")
+    field(reader, 1, 3).fill("1.0")  # the exercise's edit
+    expect_tables(reader, EXERCISE)
+    marked = reader.locator("#head-tables td.moved")
+    # the second edit moved row 0 of head 1 and of the wide head; each row 1 kept its gap (0 and 0.08)
+    expect(marked).to_have_count(4)
+    reader.locator("#digits").check()
+    expect_tables(reader, EXERCISE_4)
+    expect(marked).to_have_count(4)
+    expect(entropy).to_have_text("entropy per row: 0.9991, 0.9994 bits")
+    reader.evaluate("document.getElementById('outputs-details').open = true")
+    outputs = reader.get_by_role("table", name="output after w_o", exact=True)
+    result = mha.multi_head_attention(mha.EXERCISE_TOKENS, 2)
+    expect(outputs.locator("td")).to_have_text([f"{x:.4f}" for row in result.outputs for x in row])
+    reader.locator("#reset-all").click()
+    expect_tables(reader, WORKED_4)
+    expect(reader.locator("#digits")).to_be_checked()
+    reader.locator("#digits").uncheck()
+    expect_tables(reader, WORKED)
+    first = mha.multi_head_attention(mha.LESSON_TOKENS, 2).outputs[0][0]
+    expect(outputs.locator("td").first).to_have_text(f"{first:.2f}")
 
 
 EDGE_TOKENS = [  # outputs whose repr() is laid out differently from JavaScript's own number text
@@ -179,6 +211,7 @@ def test_section_3_says_when_sections_2_and_6_changed_its_sizes_and_its_button_g
 
 
 def test_add_and_remove_tokens_within_the_caps(reader):
+    reader.locator("#digits").check()  # the numbers below are worked to 4 decimals
     reader.locator("#add-token").click()
     expect(field(reader, 2, 3)).to_have_value("0")
     # worked with numpy: a zero token scores 0 against everything, so its row is flat
@@ -204,9 +237,9 @@ def test_learned_projections_seed_and_outputs(reader):
     result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights)
     expect_weights(reader, "head 0 weights", result.weights[0])
     outputs = reader.get_by_role("table", name="output after w_o", exact=True)
-    expect(outputs.locator("td")).to_have_text([f"{x:.4f}" for row in result.outputs for x in row])
+    expect(outputs.locator("td")).to_have_text([f"{x:.2f}" for row in result.outputs for x in row])
     concat = reader.get_by_role("table", name="concatenated heads", exact=True)
-    expect(concat.locator("td")).to_have_text([f"{x:.4f}" for row in result.concat for x in row])
+    expect(concat.locator("td")).to_have_text([f"{x:.2f}" for row in result.concat for x in row])
     reader.locator("#seed").fill("5")
     result = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **mha.random_projections(4, 2, seed=5))
     expect_weights(reader, "head 1 weights", result.weights[1])
@@ -222,6 +255,7 @@ def test_learned_projections_seed_and_outputs(reader):
 
 def test_causal_mask(reader):
     """Token 0 cannot see token 1: that cell says "masked" (its own mark, muted), not a weight of 0.0000."""
+    reader.locator("#digits").check()
     reader.locator("#causal").check()
     expect_tables(reader, {"head 0 weights": [["1.0000", "masked"], ["0.5141", "0.4859"]],
                            "one head weights": [["1.0000", "masked"], ["0.3870", "0.6130"]]})
@@ -229,10 +263,11 @@ def test_causal_mask(reader):
     expect(masked).to_have_count(1)
     assert masked.evaluate("e => getComputedStyle(e).fontStyle") == "italic"
     reader.locator("#causal").uncheck()
-    expect_tables(reader, WORKED)
+    expect_tables(reader, WORKED_4)
 
 
 def test_cross_attention_through_the_same_function(reader):
+    reader.locator("#digits").check()  # the numbers below are worked to 4 decimals
     reader.get_by_label("cross-attention: keys and values from a second sequence (the context)").check()
     context = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]]
     expect(field(reader, 2, 3, "context token")).to_have_value("1")
@@ -242,7 +277,7 @@ def test_cross_attention_through_the_same_function(reader):
     expect_tables(reader, {  # worked with numpy: queries from the tokens, keys from the context
         "head 0 cross-attention weights": [["0.4124", "0.2033", "0.3843"], ["0.3979", "0.2260", "0.3760"]],
         "one head cross-attention weights": [["0.2802", "0.2802", "0.4395"], ["0.5027", "0.2044", "0.2929"]]})
-    expect_tables(reader, WORKED)  # self-attention in section 3 is unchanged
+    expect_tables(reader, WORKED_4)  # self-attention in section 3 is unchanged
     field(reader, 0, 0, "context token").fill("2")
     context[0][0] = 2.0
     result, wide = lesson_weights(mha.LESSON_TOKENS, context=context)
@@ -572,7 +607,7 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
         assert [float(v) for v in shown] == pytest.approx([w for row in expected for w in row], abs=1e-14)
     page.locator("#outputs-details summary").click()  # opening the folded outputs draws them now
     outputs = page.get_by_role("table", name="output after w_o", exact=True)
-    expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.4f}")
+    expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.2f}")
     page.context.close()
     assert not guard.problems(), guard.problems()
 

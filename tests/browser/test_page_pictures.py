@@ -38,7 +38,7 @@ def test_each_head_has_a_picture_whose_lines_are_its_weights_and_move_in_place(r
     reader.evaluate("document.querySelector('#head-tables .attn-line').dataset.kept = 'yes'")
     field(reader, 1, 2).fill("0")
     field(reader, 1, 3).fill("1")
-    expect(weights_table(reader, "head 1 weights").locator("td").first).to_have_text("0.5000")
+    expect(weights_table(reader, "head 1 weights").locator("td").first).to_have_text("0.50")
     expect_lines_mirror_cells(reader)
     # patched, not rebuilt: the first line is still the element marked before the edit
     assert reader.evaluate("document.querySelector('#head-tables .attn-line').dataset.kept") == "yes"
@@ -89,7 +89,7 @@ def test_focusing_a_token_field_lights_its_row_and_typing_keeps_it_lit(reader):
     assert reader.evaluate(LIT)["rows"] == [0, 0, 0]
     field(reader, 0, 0).fill("0.5")  # the tables are patched in place: the lit row stays lit
     expect(weights_table(reader, "one head weights")).to_contain_text(
-        f"{mha.single_head_attention([[0.5, 0, 0, 1], [0.9, 0.1, 1, 0]])[1][0][0]:.4f}")
+        f"{mha.single_head_attention([[0.5, 0, 0, 1], [0.9, 0.1, 1, 0]])[1][0][0]:.2f}")
     assert reader.evaluate(LIT)["rows"] == [0, 0, 0]
     reader.locator("#reset-all").focus()
     assert reader.evaluate(LIT)["lighting"] is False

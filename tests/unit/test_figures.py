@@ -107,6 +107,42 @@ def test_weight_tables_print_the_lesson_numbers(tokens, expected):
         assert [[text(td) for td in row] for row in weight_cells(table(tree, label))] == rows
 
 
+# The worked example to 2 decimals, rounded by hand from SECTION_3 (none of its 4-decimal numbers ends in 5).
+SECTION_3_SHORT = {
+    "head 0 weights": [["0.52", "0.48"], ["0.51", "0.49"]],
+    "head 1 weights": [["0.67", "0.33"], ["0.33", "0.67"]],
+    "one head weights": [["0.63", "0.37"], ["0.39", "0.61"]],
+}
+
+
+def test_the_live_tables_print_2_decimals_until_the_reader_asks_for_4_and_the_same_numbers_behind_both():
+    """Section 3's tables, their entropy lines and the outputs, as the registry draws and patches them from
+    the state: 2 decimals in a fresh page's state, 4 with digits=4; data-values and the moved cells' changes
+    (4 decimals: a change is small) are the same either way."""
+    from figures import FIGURES
+    from page import state as figure_state
+    short = figure_state.default_state()
+    assert short["digits"] == 2
+    edited = figure_state.with_number(short, "tokens", 1, 3, 1.0)  # the exercise's edit, half of it
+    before, view = figure_state.compute(short), figure_state.compute(edited)
+    drawn = {}
+    for digits, expected in ((2, SECTION_3_SHORT), (4, SECTION_3)):
+        state = {**short, "digits": digits}
+        tree = FIGURES["head-tables"].build(state, before, None)
+        for label, rows in expected.items():
+            assert [[text(td) for td in row] for row in weight_cells(table(tree, label))] == rows
+        entropy = [text(p) for p in find(tree, "p") if "entropy" in class_list(p)]
+        assert entropy[0] == "entropy per row: " + ", ".join(
+            f"{mha.entropy(row):.{digits}f}" for row in before.result.weights[0]) + " bits"
+        outputs = FIGURES["fig-outputs"].build(state, before, None)
+        assert [text(td) for td in find(outputs, "td")][:4] == [f"{x:.{digits}f}" for x in before.result.concat[0]]
+        patch = FIGURES["head-tables"].patch({**edited, "digits": digits}, view, before)
+        drawn[digits] = patch
+        assert patch["text"].split("\n")[0] == f"{view.result.weights[0][0][0]:.{digits}f}"
+    assert drawn[2]["value"] == drawn[4]["value"] and drawn[2]["delta"] == drawn[4]["delta"]
+    assert any(len(d.partition(".")[2]) == 4 for d in drawn[2]["delta"].split("\n") if d)
+
+
 def test_each_weight_table_lists_the_full_floats_from_mha_once_and_its_cells_none():
     result, wide = compute(mha.LESSON_TOKENS)
     tree = lf.head_tables(result, wide)
@@ -294,7 +330,7 @@ def test_under_random_projections_nothing_says_a_head_reads_its_own_slots():
 
 def test_a_causal_table_marks_each_key_after_its_query_as_masked_not_as_a_weight_of_zero():
     """Issue 30: under the causal mask token 0 cannot see token 1, so that cell says "masked"; the weights that
-    exist stay numbers (token 0's own row is all on itself: 1.0000)."""
+    exist stay numbers (token 0's own row is all on itself: 1.00, to the live figure's first 2 decimals)."""
     from figures import FIGURES
     from page import state as figure_state
     state = {**figure_state.default_state(), "causal": True}
@@ -302,7 +338,7 @@ def test_a_causal_table_marks_each_key_after_its_query_as_masked_not_as_a_weight
     tree = FIGURES["head-tables"].build(state, view, None)
     for table in find(tree, "table"):
         rows = [[text(td) for td in find(tr, "td")] for tr in find(find(table, "tbody")[0], "tr")]
-        assert rows[0] == ["1.0000", "masked"] and rows[1][1] != "masked"
+        assert rows[0] == ["1.00", "masked"] and rows[1][1] != "masked"
         (cell,) = [td for td in find(table, "td") if text(td) == "masked"]
         assert "masked" in cell[1]["class"].split() and not any(c.startswith("w") for c in cell[1]["class"].split())
     patch = FIGURES["head-tables"].patch(state, view, view)

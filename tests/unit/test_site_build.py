@@ -229,7 +229,7 @@ def test_page_is_prerendered_by_the_live_code(built_site):
     for key, children in figures.prerender().items():
         assert f'id="{key}"' in page
         assert "".join(dom.to_html(node) for node in children) in page
-    for number in ["0.5177", "0.4823", "0.6698", "0.3302", "0.6341", "0.3870", "0.6130"]:
+    for number in ["0.52", "0.48", "0.67", "0.33", "0.63", "0.39", "0.61"]:  # 2 decimals until the reader asks
         assert f">{number}</td>" in page, number
 
 

@@ -58,7 +58,6 @@ LIVE = sorted(fid for fid, figure in FIGURES.items() if figure.redraw and fid no
 STATIC = sorted(fid for fid, figure in FIGURES.items()  # drawn once at build time from the default state
                 if not figure.redraw and fid not in SKIPPED and not fid.startswith(("fig-train", "fig-probe")))
 MAX_SEED = 2**32 - 1
-PRINTED = 0.5e-4 + 1e-9  # a number printed to 4 decimals lies within half its last digit of the truth
 MOVED = 0.5e-4           # a weight that moved less than half the last printed digit is said not to move
 
 
@@ -128,6 +127,8 @@ class Page:
         }
         if name in transitions:
             self.commit(transitions[name](*args))
+        elif name == "digits":  # main.on_digits: the same numbers printed again, marked against the same view
+            self.state = {**s, "digits": 4 if args[0] else 2}
         elif name == "field":  # one field of a grid: main.on_grid_field
             key, t, slot, typed = args
             value = mha.parse_number(typed, f"{page_state.GRIDS[key]} {t} slot {slot}")
@@ -157,8 +158,8 @@ class Page:
             self.status = exercise.status(name, self.state)
         elif name == "lesson-shape":  # main.on_lesson_shape: section 3's way back to width 4, 2 plain heads
             self.commit(page_state.with_lesson_shape(s))
-        elif name == "reset-all":  # main.on_reset: the KV calculator keeps its numbers
-            self.commit({**page_state.default_state(), "kv": s["kv"]})
+        elif name == "reset-all":  # main.on_reset: the KV calculator and the decimals asked for stay
+            self.commit({**page_state.default_state(), "kv": s["kv"], "digits": s["digits"]})
             self.status = exercise.status(name, self.state)
         elif name in ("fill", "empty"):  # press add (remove) until the page refuses: it must at the limit
             key = args[0]
@@ -273,9 +274,10 @@ def _settings():
                                                 CROSS.items(), TOKENS.items())):
         name = "/".join(part_name for part_name, _ in parts)
         distractors = DISTRACTOR_CYCLE[i % len(DISTRACTOR_CYCLE)]
+        four = i % 2 == 1  # every other setting asks for 4 decimals, after its edits (the marks must stay)
         actions = [*[a for _, part in parts for a in part], ("distractors", distractors),
-                   *kv_cycle[(7 * i) % len(kv_cycle)]]
-        settings.append(Setting(f"{name}/d{distractors.strip()}", tuple(actions)))
+                   *kv_cycle[(7 * i) % len(kv_cycle)], *([("digits", True)] if four else [])]
+        settings.append(Setting(f"{name}/d{distractors.strip()}{'/4dp' if four else ''}", tuple(actions)))
     limits = {  # the largest grids: 32 tokens, width 64, as many heads as slots
         "full-grid-w4-h4": [("heads", 4), ("fill", "tokens"), ("cross", True), ("fill", "context")],
         "full-grid-w64-h64-random": [("width", 64), ("heads", 64), ("projections", "random"), ("fill", "tokens"),
@@ -295,6 +297,8 @@ def _settings():
         "wide-random-then-lesson-shape": [("width", 64), ("projections", "random"), ("lesson-shape",)],
         "large-numbers": [("field", "tokens", 0, 0, "1e6"), ("field", "tokens", 1, 1, "-1e6"),
                           ("projections", "random"), ("field", "tokens", 1, 3, "1e100")],
+        "4dp-then-edits-then-2dp": [("digits", True), ("field", "tokens", 0, 1, "0.3"), ("cross", True),
+                                    ("digits", False), ("field", "tokens", 1, 0, "2")],
     }
     settings += [Setting(name, tuple(actions)) for name, actions in limits.items()]
     settings += [Setting(f"distractors {typed!r}", (("distractors", typed),)) for typed in DISTRACTORS]
@@ -306,7 +310,7 @@ def _settings():
     starts = itertools.product([("w4", []), ("w8-h4-gq2", [("width", 8), ("heads", 4), ("kv-heads", 2)]),
                                 ("w16-h16", [("width", 16), ("heads", 16), ("add-token",)])],
                                PROJECTIONS.items(), CAUSAL.items(), [("self", []), ("cross", CROSS["cross-edited"])])
-    kept = [("kv-model", "Falcon-7B"), ("kv-field", "kv-seq-len", "3000"), ("distractors", "30")]
+    kept = [("kv-model", "Falcon-7B"), ("kv-field", "kv-seq-len", "3000"), ("distractors", "30"), ("digits", True)]
     for parts, preset in itertools.product(starts, PRESETS):
         name = "/".join(part_name for part_name, _ in parts)
         settings.append(Setting(f"{name}/{preset}", (*[a for _, part in parts for a in part], *kept, (preset,))))
@@ -497,17 +501,21 @@ def selected(tree, select_id):
     return [o[1]["value"] for o in options], [o[1]["value"] for o in options if o[1].get("selected")]
 
 
-def close_printed(printed, expected):
-    """A number printed to 4 decimals says the expected value (numpy may differ in the 16th digit)."""
-    return abs(float(printed) - float(expected)) <= PRINTED + abs(float(expected)) * 1e-12
+def close_printed(printed, expected, digits=4):
+    """A number printed to `digits` decimals (exactly that many) says the expected value: within half its last
+    digit of it (numpy may differ in the 16th digit)."""
+    decimals = len(printed.partition(".")[2])
+    return decimals == digits and \
+        abs(float(printed) - float(expected)) <= 0.5 * 10**-digits + 1e-9 + abs(float(expected)) * 1e-12
 
 
-def assert_printed(cells, expected, what):
+def assert_printed(cells, expected, what, digits=4):
     expected = np.asarray(expected)
     assert np.shape(cells) == expected.shape, f"{what}: {np.shape(cells)} cells, expected {expected.shape}"
     for index in np.ndindex(expected.shape):
         printed = cells[index[0]][index[1]]
-        assert close_printed(printed, expected[index]), f"{what}{list(index)}: {printed}, numpy {expected[index]}"
+        assert close_printed(printed, expected[index], digits), \
+            f"{what}{list(index)}: {printed}, numpy {expected[index]} to {digits} decimals"
 
 
 def assert_exact(values, expected, what):
@@ -640,11 +648,11 @@ def no_count_of_one_is_said_in_the_plural(r):
 # --- checks: the head tables, the cross tables, the outputs ---------------------------------------
 
 def check_weight_tables(tree, state, ref, before, suffix, key_label):
-    """Every head's table, then the one wide head's: numpy's weights to 4 decimals and exactly, the caption
+    """Every head's table, then the one wide head's: numpy's weights to the state's digits and exactly, the caption
     naming the slots a head reads (identity slices only) and its shared key/value head, the moved markers
     against `before` (numpy's weights of the state shown before), each row's entropy, the pictures."""
     n, d, heads, kv, hw, group, identity = sizes(state)
-    m = ref.wide.shape[1]
+    m, digits = ref.wide.shape[1], state["digits"]
     views = with_class(tree, "div", "head-view")
     expected = [(f"head {h}{suffix}", ref.weights[h]) for h in range(heads)] + [(f"one head{suffix}", ref.wide)]
     assert [find(v, "table")[0][1]["aria-label"] for v in views] == [label for label, _ in expected]
@@ -658,8 +666,8 @@ def check_weight_tables(tree, state, ref, before, suffix, key_label):
         cells = body_cells(t)
         if state["causal"] and key_label == "token":  # a key after its query: masked, never "0.0000"
             assert all(cells[i][j] == "masked" for i in range(n) for j in range(i + 1, m)), f"{label}'s mask"
-            cells = [[c if j <= i else "0" for j, c in enumerate(row)] for i, row in enumerate(cells)]
-        assert_printed(cells, w, label)
+            cells = [[c if j <= i else "0." + "0" * digits for j, c in enumerate(row)] for i, row in enumerate(cells)]
+        assert_printed(cells, w, label, digits)
         assert_exact(data_values(t), w, label)
         assert header(t) == ["query \\ key", *[f"{key_label} {j}" for j in range(m)]], label
         if h == heads:
@@ -683,7 +691,7 @@ def check_weight_tables(tree, state, ref, before, suffix, key_label):
         bits = -(w * np.log2(np.where(w > 0, w, 1.0))).sum(axis=1)
         (entropy,) = with_class(view, "p", "entropy")
         said = text(entropy).removeprefix("entropy per row: ").removesuffix(" bits").split(", ")
-        assert len(said) == n and all(close_printed(a, b) for a, b in zip(said, bits)), f"{label}'s entropy"
+        assert len(said) == n and all(close_printed(a, b, digits) for a, b in zip(said, bits)), f"{label}'s entropy"
         pictures = find(view, "svg")
         assert len(pictures) == drawn, f"{label}'s picture"
         if drawn:
@@ -718,7 +726,7 @@ def outputs_are_numpys_concatenation_and_its_product_with_w_o(r):
     assert header(concat) == ["token", *[f"head {s // hw} out {s % hw}" for s in range(d)]]
     assert header(out) == ["token", *[f"slot {s}" for s in range(d)]]
     for t, expected in ((concat, own.concat), (out, own.outputs)):
-        assert_printed(body_cells(t), expected, t[1]["aria-label"])
+        assert_printed(body_cells(t), expected, t[1]["aria-label"], r.page.state["digits"])
         assert_exact(data_values(t), expected, t[1]["aria-label"])
     assert ("equals the concatenation" in caption(out)) == identity
     assert str(hw) in caption(concat)
@@ -1123,7 +1131,7 @@ def section_4s_buttons_set_what_their_sentence_says(r):
     assert not calculator or (state["kv"].shape.name, state["kv"].seq_len) == ("Falcon-7B", 3000), \
         "every button leaves the KV calculator as it was"
     if last == "reset-all":
-        assert state == {**page_state.default_state(), "kv": state["kv"]}
+        assert state == {**page_state.default_state(), "kv": state["kv"], "digits": state["digits"]}
         assert "identity slices, seed 0, no mask, no cross-attention, no distractors" in status
         return
     assert state["distractors"] == (30 if ("distractors", "30") in r.setting.actions else 0)
