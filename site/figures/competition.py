@@ -19,7 +19,7 @@ from typing import NamedTuple
 import mha
 from figures.registry import Figure
 from mha.lesson import COMPETITION_DISTRACTORS, COMPETITION_HEADS, COMPETITION_QUERY, COMPETITION_RELEVANT
-from page.dom import band_class, body_row, counted, fixed, header_row, number_cell, table, weight_class
+from page.dom import band_class, body_row, counted, header_row, number_cell, share_text, table, weight_class
 from page.state import MAX_DISTRACTORS
 
 NAMES = [f"head {h}" for h in range(COMPETITION_HEADS)] + ["one wide head"]  # the lines, in the order of relevant_weights
@@ -247,7 +247,7 @@ def competition_chart(distractors, at=WIDE):
 
 def competition_now(distractors):
     """The sentence that quotes the chart's dots: what each line keeps on token 0 at the reader's count."""
-    head_0, head_1, wide = (fixed(w) for w in weights_at(distractors))
+    head_0, head_1, wide = (share_text(w) for w in weights_at(distractors))
     return [f"With {distractors_text(distractors)}, head 0 keeps {head_0} of its row on token 0, "
             f"the one wide head {wide} and head 1 {head_1}."]
 

@@ -10,7 +10,7 @@ the prose prints come from mha through state.compute.
 
 from figures.registry import Figure
 from page import state as figure_state
-from page.dom import fixed, vector_text
+from page.dom import share_text, vector_text
 
 PRESETS = (  # (id = data-action, button text): section 4's buttons
     ("try-exercise", "exercise 1: give token 1 the time stamp of token 0 (identity slices)"),
@@ -65,7 +65,7 @@ def random_sentence(state):
     """What the second exercise moves at the state's seed: each head's first row, before and after."""
     sentences = []
     for h, (before, after) in random_rows(state).items():
-        was, now = vector_text(before, fixed), vector_text(after, fixed)
+        was, now = vector_text(before, share_text), vector_text(after, share_text)
         subject = f"With seed {state['seed']}, head 0's first row" if h == 0 else f"Head {h}'s"
         sentences.append(f"{subject} {f'stays {was}' if was == now else f'goes from {was} to {now}'}.")
     return [" ".join(sentences)]

@@ -21,7 +21,7 @@ import mha.text
 import mha.text_lesson as lesson
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
-from page.dom import apart, classes
+from page.dom import apart, classes, share_text as chance_text  # the cells' titles keep 4 decimals
 
 CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
@@ -172,12 +172,6 @@ def maps(reading, state):
             ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
                                                                                    f" ({chance_text(p)})"]], "."]]
-
-
-def chance_text(p):
-    """A probability as the sentences print it: 2 decimals, or 2 significant digits below 0.01 (never a bare 0.00).
-    The exact weights, to 4 decimals, are in each cell's title: a point or a focus away."""
-    return f"{p:.2f}" if p >= 0.01 else f"{p:.2g}"
 
 
 def chance_pair(a, b):

@@ -14,6 +14,7 @@ computed by ``mha``.
 
 import html
 import json
+import math
 
 VOID_TAGS = frozenset({"br", "col", "hr", "img", "input", "wbr"})
 SVG_TAGS = frozenset({"svg", "g", "line", "polyline", "path", "rect", "circle", "text", "title", "desc", "tspan"})
@@ -87,6 +88,16 @@ def fixed(x, digits=4):
     """A number as the figures print it: 4 decimals, or `digits` (the live figure's tables: 2 until the reader
     asks for 4)."""
     return f"{x:.{digits}f}"
+
+
+def share_text(p):
+    """A weight or probability in [0, 1] as the sentences print it: 2 decimals, or 2 significant digits below 0.01
+    (0.0073, 0.000059: never a bare 0.00, never 5.9e-05). Tables keep more: 4 decimals, or as the reader asks."""
+    if p >= 0.01 or p <= 0:
+        return f"{p:.2f}"
+    decimals = 1 - math.floor(math.log10(p))
+    text = f"{p:.{decimals}f}"
+    return f"{p:.{decimals - 1}f}" if float(text) >= 10 ** (2 - decimals) else text  # 0.0099999 -> 0.010
 
 
 def short(x):

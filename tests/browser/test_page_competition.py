@@ -18,8 +18,16 @@ HAND = {  # [head 0, head 1, one wide head] on token 0 among k distractors (test
 }
 
 
+SAID = {  # the same, as the sentence prints a weight: 2 decimals, 2 significant digits below 0.01
+    0: ["0.94", "0.20", "0.73"],
+    1: ["0.94", "0.05", "0.67"],
+    30: ["0.86", "0.0020", "0.18"],   # head 1: 0.00195
+    1000: ["0.22", "0.000059", "0.0073"],  # head 1: 1 / (1 + e^sqrt2 + 1000 e^(2 sqrt2)) = 5.9e-05
+}
+
+
 def sentence(words, k):
-    head_0, head_1, wide = HAND[k]
+    head_0, head_1, wide = SAID[k]
     return f"With {words}, head 0 keeps {head_0} of its row on token 0, the one wide head {wide} and head 1 {head_1}."
 
 

@@ -337,11 +337,11 @@ def test_the_curve_table_lists_the_plotted_counts_and_marks_the_current_one(k):
     assert [float(td[1]["data-value"]) for td in find(marked[0], "td")] == pytest.approx(closed_form(k), abs=1e-12)
 
 
-@pytest.mark.parametrize("k, sentence", [
-    (0, "With no distractors, head 0 keeps 0.9442 of its row on token 0, the one wide head 0.7311 and head 1 0.1956."),
-    (1, "With 1 distractor, head 0 keeps 0.9411 of its row on token 0, the one wide head 0.6652 and head 1 0.0454."),
-    (1000, "With 1,000 distractors, head 0 keeps 0.2197 of its row on token 0, the one wide head 0.0073 and head 1 "
-           "0.0001."),
+@pytest.mark.parametrize("k, sentence", [  # the weights above, as a sentence prints them (2 significant digits
+    (0, "With no distractors, head 0 keeps 0.94 of its row on token 0, the one wide head 0.73 and head 1 0.20."),
+    (1, "With 1 distractor, head 0 keeps 0.94 of its row on token 0, the one wide head 0.67 and head 1 0.05."),
+    (1000, "With 1,000 distractors, head 0 keeps 0.22 of its row on token 0, the one wide head 0.0073 and head 1 "
+           "0.000059."),  # below 0.01): head 1's 1 / (1 + e^sqrt2 + 1000 e^(2 sqrt2)) = 5.9e-05
 ])
 def test_the_sentence_under_the_chart_quotes_the_hand_worked_weights_at_the_count(k, sentence):
     assert competition.competition_now(k) == [sentence]

@@ -76,7 +76,8 @@ def test_the_second_exercises_sentence_quotes_mha_at_the_readers_seed(seed):
     weights = mha.random_projections(4, 2, seed=seed)
     before = mha.multi_head_attention(mha.LESSON_TOKENS, 2, **weights).weights
     after = mha.multi_head_attention(mha.EXERCISE_TOKENS, 2, **weights).weights
-    row = lambda w: "[" + ", ".join(f"{x:.4f}" for x in w) + "]"  # noqa: E731
+    assert all(x >= 0.01 for rows in (before, after) for h in (0, 1) for x in rows[h][0])  # 2 decimals each
+    row = lambda w: "[" + ", ".join(f"{x:.2f}" for x in w) + "]"  # noqa: E731
     state = s.changed(s.default_state(), seed=seed, tokens=[[0.0, 1.0]], heads=1, kv_heads=1)  # any state: the
     (sentence,) = exercise.random_sentence(state)                                               # seed is what counts
     assert sentence == (f"With seed {seed}, head 0's first row goes from {row(before[0][0])} to {row(after[0][0])}. "
@@ -86,7 +87,7 @@ def test_the_second_exercises_sentence_quotes_mha_at_the_readers_seed(seed):
 
 def test_the_seed_0_sentence_has_the_rows_worked_in_issue_28():
     (sentence,) = exercise.random_sentence(s.default_state())
-    assert "head 0's first row goes from [0.7513, 0.2487] to [0.5109, 0.4891]" in sentence
+    assert "head 0's first row goes from [0.75, 0.25] to [0.51, 0.49]" in sentence  # 0.7513, 0.2487; 0.5109
 
 
 def test_the_section_keeps_the_status_line_and_the_moved_summary():

@@ -319,7 +319,7 @@ def test_the_typical_prose_numbers_are_typicals():
 
 def test_a_probability_is_printed_to_2_decimals_or_2_significant_digits_below_that():
     assert fig.chance_text(0.91234) == "0.91" and fig.chance_text(0.01) == "0.01"
-    assert fig.chance_text(0.0071234) == "0.0071" and fig.chance_text(1.234e-6) == "1.2e-06"
+    assert fig.chance_text(0.0071234) == "0.0071" and fig.chance_text(1.234e-6) == "0.0000012"  # never 1.2e-06
 
 
 def test_two_probabilities_side_by_side_get_more_decimals_only_where_2_would_print_them_alike():
