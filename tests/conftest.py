@@ -364,8 +364,8 @@ def lesson(browser, site_url):
 
 @pytest.fixture
 def reader(lesson):
-    """The shared page, back at the lesson's default state ("reset the figures", which keeps the decimals asked
-    for, and 2 decimals)."""
+    """The shared page at the lesson's default state: "reset the figures", then 2 decimals (a reset keeps the
+    reader's choice of decimals)."""
     lesson.locator("#reset-all").click()
     lesson.locator("#digits").uncheck()
     expect_tables(lesson, WORKED)
