@@ -264,7 +264,7 @@ def on_causal(target):
 
 def on_digits(target):
     """2 or 4 decimals in the live figure's tables: the same numbers and the same moved marks, printed again."""
-    STATE["digits"] = 4 if target.checked else 2
+    STATE.update(figure_state.changed(STATE, digits=4 if target.checked else 2))
     redraw("numbers", SHOWN["view"], SHOWN["before"])
 
 

@@ -39,8 +39,7 @@ def options_controls(state):
 
 def cross_switch(state):
     """The cross-attention switch (section 7): children."""
-    on = {"checked": "checked"} if state["context"] is not None else {}
-    return [["label", {"class": "control"}, ["input", {"type": "checkbox", "id": "cross", **on}],
+    return [["label", {"class": "control"}, _checkbox("cross", state["context"] is not None),
              " cross-attention: keys and values from a second sequence (the context)"]]
 
 # --- token grid ------------------------------------------------------------

@@ -21,7 +21,7 @@ import mha.text
 import mha.text_lesson as lesson
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
-from page.dom import apart, classes, share_text as chance_text  # the cells' titles keep 4 decimals
+from page.dom import apart, classes, share_text
 
 CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
@@ -163,7 +163,7 @@ def maps(reading, state):
                         head_map(rows, text, label, row, off),
                         ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} (",
                          ["kbd", {}, shown(text[row])], ") puts most on ", ["kbd", {}, shown(text[top])],
-                         f" at {top}, {chance_text(rows[row][top])}."]])
+                         f" at {top}, {share_text(rows[row][top])}."]])
     top = reading.distribution(row, 3)
     return [["div", {"class": "train-heads text-heads"}, *figures],
             ["p", {"class": "note train-readout", "aria-live": "polite"},
@@ -171,13 +171,13 @@ def maps(reading, state):
              "click a row, or use the slider, to outline another."],
             ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
-                                                                                   f" ({chance_text(p)})"]], "."]]
+                                                                                   f" ({share_text(p)})"]], "."]]
 
 
 def chance_pair(a, b):
     """Two probabilities said side by side: page.dom.apart's digits (2, more where 2 would print them alike), or
-    chance_text each where one is under 0.01."""
-    return apart(a, b) if min(a, b) >= 0.01 else (chance_text(a), chance_text(b))
+    share_text each where one is under 0.01."""
+    return apart(a, b) if min(a, b) >= 0.01 else (share_text(a), share_text(b))
 
 
 def shown_text(text):
@@ -195,7 +195,7 @@ def outcome(trial, found):
         end = ends[0]
         written = f"it writes {end}" if trial.copied else f"it does not write {end}"
         count = f"{len(end)} character" + ("s" if len(end) > 1 else "")
-        return f"{written} (p = {chance_text(trial.probabilities[end])} over its {count})"
+        return f"{written} (p = {share_text(trial.probabilities[end])} over its {count})"
     named = {found.end: "the earlier copy's end", found.near_end: "the near-duplicate's end"}
     written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
     first, second = chance_pair(trial.probabilities[found.end], trial.probabilities[found.near_end])

@@ -552,7 +552,8 @@ def heads_note(facts):
         layer = facts["sharing"][0][0][0]
         said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
             f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
-        alone = dict(facts["without"])  # a layer has two heads (mha.training.HEADS): sharing is "both"
+        alone = dict(facts["without"])
+        # a layer has two heads (mha.training.HEADS), so the heads that share its job are "both"
         both = "" if facts["sharing_off"] is None else f"; with both off: {percent(facts['sharing_off'])}"
         said.append("Held-out accuracy with one of them off: " + " and ".join(
             percent(alone[name]) for name, _ in facts["sharing"]) + f"{both}.")

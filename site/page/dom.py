@@ -92,7 +92,7 @@ def fixed(x, digits=4):
 
 def share_text(p):
     """A weight or probability in [0, 1] as the sentences print it: 2 decimals, or 2 significant digits below 0.01
-    (0.0073, 0.000059: never a bare 0.00, never 5.9e-05). Tables keep more: 4 decimals, or as the reader asks."""
+    (0.0073, 0.000059: 0.00 only for a true 0, never 5.9e-05). Tables keep more: 4 decimals, or as the reader asks."""
     if p >= 0.01 or p <= 0:
         return f"{p:.2f}"
     decimals = 1 - math.floor(math.log10(p))

@@ -220,7 +220,7 @@ def test_both_experiments_print_mha_texts_probabilities_for_the_readers_text(rea
     near, moved = reader.locator("#fig-text-near").text_content(), reader.locator("#fig-text-moved").text_content()
     for prompt in {prompt for prompt, _ in numbers}:
         ends = [p for (said, _), p in numbers.items() if said == prompt]  # the end, then the near-duplicate's
-        for printed in (fig.chance_pair(*ends) if len(ends) == 2 else [fig.chance_text(*ends)]):
+        for printed in (fig.chance_pair(*ends) if len(ends) == 2 else [fig.share_text(*ends)]):
             assert printed in (near if prompt in prompts else moved)
     for prompt in prompts:  # each prompt shown whole, spaces and newlines visible
         assert fig.shown_text(prompt) in near

@@ -55,7 +55,8 @@ def test_short_numbers_keep_at_most_four_decimals_and_no_trailing_zeros(x, shown
 
 @pytest.mark.parametrize("p, shown", [(0.9442, "0.94"), (0.0454, "0.05"), (0.01, "0.01"), (1.0, "1.00"),
                                       (0.0, "0.00"), (0.0019505, "0.0020"), (5.9088e-05, "0.000059"),
-                                      (0.0073151, "0.0073"), (0.0099999, "0.010"), (0.000999999, "0.0010")])
+                                      (0.0073151, "0.0073"), (0.0099999, "0.010"), (0.000999999, "0.0010"),
+                                      (0.91234, "0.91"), (1.234e-6, "0.0000012")])
 def test_a_sentences_weight_has_2_decimals_or_2_significant_digits_below_001_and_no_exponent(p, shown):
     assert dom.share_text(p) == shown
 

@@ -273,7 +273,7 @@ def test_the_experiments_sentences_print_mha_texts_probabilities(off):
         if kind:  # the whole prompt shown, its space and newline visible, and only the end it asks for
             assert line.startswith(f"{kind}, {fig.shown_text(prompt)}: ")
         verb = "it writes 2xm" if greedy(prompt, "2xm") == "2xm" else "it does not write 2xm"
-        assert f"{verb} (p = {fig.chance_text(p(prompt, '2xm'))} over its 3 characters)" in line
+        assert f"{verb} (p = {fig.share_text(p(prompt, '2xm'))} over its 3 characters)" in line
         assert "3yn" not in line and "neither" not in line
     assert near_lines[2].startswith(f"A near-duplicate added, {fig.shown_text(near)}: ")
     both = "(p = {} for 2xm, {} for 3yn)".format(*fig.chance_pair(p(near, "2xm"), p(near, "3yn")))
@@ -315,11 +315,6 @@ def test_the_typical_prose_numbers_are_typicals():
     assert fig.PROSE["text-near-median"]() == f"{typical.near:.2f}"
     assert fig.PROSE["text-one-median"]() == f"{typical.one:.2f}"
     assert fig.PROSE["text-near-own"]() == str(typical.writes_own)
-
-
-def test_a_probability_is_printed_to_2_decimals_or_2_significant_digits_below_that():
-    assert fig.chance_text(0.91234) == "0.91" and fig.chance_text(0.01) == "0.01"
-    assert fig.chance_text(0.0071234) == "0.0071" and fig.chance_text(1.234e-6) == "0.0000012"  # never 1.2e-06
 
 
 def test_two_probabilities_side_by_side_get_more_decimals_only_where_2_would_print_them_alike():
