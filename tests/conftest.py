@@ -222,7 +222,8 @@ def pytest_collection_modifyitems(session, config, items):
     On a clean clone the build trains section 8's model and compiles bytecode (about a minute on
     two cores): it then overlaps the unit tests instead of holding up the first browser test.
     Unit tests that read the build's cached training run (figures.prose(), run_data) ask for
-    built_site too, so the run is trained once, by the build.
+    built_site too, so the run is trained once, by the build. (test_training.py's seed 0 reads run_data
+    without waiting for the build: run_data's lock lets one of them train it and the other read it.)
     """
     browser = ROOT / "tests" / "browser"  # every browser test serves the site (fixture overrides hide it)
     later = [item for item in items
