@@ -74,7 +74,9 @@ class Page:
 
     def __init__(self):
         self.state = page_state.default_state()
-        self.shown = None
+        self.view = page_state.compute(self.state)  # the View of view_of (the gate's, below)
+        self.view_of = self.state
+        self.shown = self.shown_view = None
         self.said = []       # (action, sentence) for every refusal
         self.surprises = []  # an action refused that should not be, or accepted that should be refused
         self.status = ""     # section 4's sentence after a button
@@ -87,12 +89,14 @@ class Page:
         return {field[1]["id"]: field[1]["value"] for field in find(tree, "input")}
 
     def commit(self, new_state, numbers=True):
-        """main.commit: through the gate, or ValueError. `numbers`: the head tables are drawn again."""
-        page_state.compute(new_state)
-        before = self.state
-        self.state = new_state
+        """main.commit: through the gate, or ValueError. `numbers`: the head tables are drawn again.
+
+        As main.commit does, the gate is given the View before, whose projected rows it reuses; the View
+        is kept for render(), with the View the head tables compare with."""
+        view = page_state.compute(new_state, self.view)
         if numbers:
-            self.shown = before
+            self.shown, self.shown_view = self.state, self.view
+        self.state, self.view, self.view_of = new_state, view, new_state
 
     def do(self, action):
         name, *args = action
@@ -393,13 +397,17 @@ class Rendered(NamedTuple):
     memo: dict      # what more than one check reads (all_text)
 
 
+def ignoring_digits_and_kv(state):
+    return {key: value for key, value in state.items() if key not in ("digits", "kv")}
+
+
 def render(setting):
     WALKED.clear()
     page = Page()
     for action in setting.actions:
         page.do(action)
-    view = page_state.compute(page.state)
-    before = None if page.shown is None else page_state.compute(page.shown)
+    view, before = page.view, page.shown_view  # the gate's Views: the digits and the KV calculator keep them
+    assert ignoring_digits_and_kv(page.state) == ignoring_digits_and_kv(page.view_of), "a change skipped the gate"
     trees = {fid: FIGURES[fid].build(page.state, view, before) for fid in LIVE}
     return Rendered(setting, page, view, before, trees, references(page.state),
                     None if page.shown is None else references(page.shown), {})
