@@ -3,8 +3,9 @@
 Cells run in a Python of their own, in a Web Worker (app/cells.py -> worker.mjs
 -> cells/worker.py -> cells/run.py); the page ends a run by terminating that worker. The
 expected numbers are hand-worked (the worked example in conftest.py) written as literals.
-Each test shares one loaded page across several checks; conftest fails any test on a
-console error or a request leaving the origin.
+Each test makes several checks on one page: its own when it is about loading (start-up, the
+lazy editors, failures), else one page shared by the module and reset between tests (`used`).
+A console error or a request leaving the origin fails the test it came in.
 
 The code is edited in CodeMirror (cells/editor.mjs), laid over the pre-rendered
 <textarea>, which stays in the DOM (hidden) and holds the code app/cells.py runs: the
@@ -26,7 +27,7 @@ import build
 import mha.training
 from cells import view as cell_view
 from conftest import (CHROMIUM, CHROMIUM_ARGS, READY_TIMEOUT_MS, WASM, WORKED, Requests, expect_tables,
-                      field as grid_field, wait_cells_ready, wait_ready)
+                      field as grid_field, open_page, wait_cells_ready, wait_ready)
 
 CELLS = Path(__file__).resolve().parents[2] / "site" / "cells" / "sources"
 
@@ -154,6 +155,41 @@ def printed_rows(text, heading, count):
     return [line.strip() for line in lines[start:start + count]]
 
 
+# --- the shared page ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def loaded(browser, site_url):
+    """One page, both Pythons ready, shared by the tests that begin from a page the reader has used (a load is
+    seconds of Pyodide; the tests of start-up, the lazy editors and failures load their own)."""
+    page, guard = open_page(browser, site_url)
+    wait_cells_ready(page)
+    yield page, guard
+    page.context.close()
+
+
+@pytest.fixture
+def used(loaded):
+    """The shared page as a reader leaves it after Reset: every cell's Reset pressed (its code, no output, no
+    error), the figures reset, the top of the page in view. The page's guard is read after each test, and a
+    console error or a request leaving the origin fails the test it came in."""
+    page, guard = loaded
+    expect(page.locator("[data-cell] button[aria-label^='Stop cell']:enabled")).to_have_count(0)  # no run left
+    for name in cell_view.CELLS:
+        page.get_by_role("button", name=f"Reset cell: {title(name)}", exact=True).click()
+        expect(source(page, name)).to_have_value((CELLS / f"{name}.py").read_text())
+        expect(output(page, name)).to_be_empty()
+        expect(error(page, name)).to_be_empty()
+    page.locator("#reset-all").click()
+    expect_tables(page, {"head 1 weights": WORKED["head 1 weights"]})
+    page.evaluate("window.scrollTo(0, 0)")
+    yield page
+    problems = guard.problems()
+    guard.outside.clear()
+    guard.errors.clear()
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
 # --- tests ---------------------------------------------------------------------
 
 def test_every_cell_prints_the_lesson_numbers(page, site_url):
@@ -197,14 +233,13 @@ TRAINING_PROGRESS = re.compile(
     r"^step +(\d+): loss \d\.\d{3}, layer 0 previous-token (\d\.\d\d), layer 1 induction (\d\.\d\d)$", re.M)
 
 
-def test_the_training_cells_invitation_raise_steps_to_300_shows_both_top_scores_climb(page, site_url):
+def test_the_training_cells_invitation_raise_steps_to_300_shows_both_top_scores_climb(used):
     """Section 8: "Raise steps to 300 and watch both climb as the pair forms." Followed as a reader would:
     the steps line changed in the editor, Run. The lines arrive while it runs (the status still says
     Running), one every 20 steps to 300, inside the cell's own limit; from the first line to the last the
     layer 0 previous-token score rises by over 0.2 and the layer 1 induction score passes section 8's line
     (INDUCTION_MIN)."""
-    page.goto(site_url)
-    wait_cells_ready(page)
+    page = used
     shipped = (CELLS / "training.py").read_text()
     assert shipped.count("steps = 60\n") == 1
     replace_code(page, "training", shipped.replace("steps = 60\n", "steps = 300\n"))
@@ -261,10 +296,9 @@ def test_the_cells_python_fetches_only_the_library_the_page_lacks(browser_type, 
         assert errors == []
 
 
-def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_url):
+def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(used):
     """A traceback names <cell> and the line; a runaway is stopped at 5 s; edits, the figure and Reset live on."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = used
     replace_code(page, "training", KEPT_EDIT)
 
     run(page, "two_heads", NAME_ERROR)
@@ -302,15 +336,13 @@ def test_errors_and_a_runaway_leave_cells_edits_and_figure_working(page, site_ur
     expect(output(page, "two_heads")).to_contain_text(HEAD_0[0])
 
 
-def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site_url):
+def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(used):
     """sum(range(10**11)) runs in C, where no Python hook can stop it: the page stays live because it is elsewhere.
 
     The edit below is dispatched and redrawn synchronously while the cell's status still says Running: had
     the cell run on the page's thread, the edit could not even start before the cell ended.
     """
-    page.goto(site_url)
-    wait_ready(page)
-    wait_cells_ready(page)
+    page = used
     run_button(page, "two_heads").click()
     replace_code(page, "one_head", IN_C)
     run_button(page, "one_head").click()
@@ -336,11 +368,10 @@ def test_a_long_call_into_c_never_freezes_the_figure_and_stop_ends_it(page, site
     expect(output(page, "one_head")).to_have_text("42")
 
 
-def test_every_run_and_stop_press_is_answered_and_stop_cancels_a_waiting_run(page, site_url):
+def test_every_run_and_stop_press_is_answered_and_stop_cancels_a_waiting_run(used):
     """Issue 30: Run on a running cell, Run on a waiting one, Stop on a waiting one (also while the cells' Python
     restarts after a Stop): each press says what it did, and a cancelled run never starts."""
-    page.goto(site_url)
-    wait_cells_ready(page)
+    page = used
     stop = lambda name: page.get_by_role("button", name=f"Stop cell: {title(name)}", exact=True)
     replace_code(page, "two_heads", RUNAWAY)
     replace_code(page, "one_head", "print(6 * 7)\n")
@@ -367,9 +398,8 @@ def test_every_run_and_stop_press_is_answered_and_stop_cancels_a_waiting_run(pag
 
 
 @pytest.mark.parametrize("source", HOSTILE, ids=["huge-list", "endless-recursion", "100000-prints"])
-def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url, source):
-    page.goto(site_url)
-    wait_ready(page)
+def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(used, source):
+    page = used
     run(page, "one_head", source)
     expect(page.locator("#cell-one-head")).to_contain_text(HOSTILE[source])
     grid_field(page, 1, 2).fill("0.0")
@@ -379,11 +409,10 @@ def test_a_hostile_cell_leaves_the_page_and_the_next_run_working(page, site_url,
     expect(output(page, "two_heads")).to_contain_text(HEAD_1[1])
 
 
-def test_clicks_in_a_cell_off_its_buttons_do_nothing_once_python_is_ready(page, site_url):
+def test_clicks_in_a_cell_off_its_buttons_do_nothing_once_python_is_ready(used):
     """A click in the code, on the label or on the keys note is not a button: nothing happens (the cell's
     click handler once raised there, on JS null, and the page guard fails on that console error)."""
-    page.goto(site_url)
-    wait_cells_ready(page)
+    page = used
     scroll_to(page, "two_heads")
     cell = page.locator("#cell-two-heads")
     for part in (editor(page, "two_heads").locator(".cm-content"), cell.locator(".cell-title"), cell.locator(".cell-keys")):
@@ -655,10 +684,9 @@ def test_if_the_rest_of_the_library_is_missing_run_says_so_and_the_figure_lives(
     expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
 
 
-def test_show_puts_tokens_into_the_live_figure(page, site_url):
+def test_show_puts_tokens_into_the_live_figure(used):
     """show(tokens) from a cell redraws the figure; bad tokens give the page's sentence as a cell error."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = used
     expect_tables(page, {"head 1 weights": WORKED["head 1 weights"]})
     run(page, "two_heads", SHOW_EXERCISE)
     expect(status(page, "two_heads")).to_contain_text("show() sent 2 tokens to the figure.")
@@ -709,19 +737,17 @@ def test_no_accessibility_violations_in_the_cells(page, site_url, hold, scheme):
     assert widest <= 375
 
 
-def test_a_cell_reads_the_figures_tokens(page, site_url):
+def test_a_cell_reads_the_figures_tokens(used):
     """The other direction: figure_tokens() in a cell returns the tokens the reader typed into the figure."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = used
     grid_field(page, 1, 2).fill("0.0")
     run(page, "two_heads", "print(figure_tokens())\n")
     expect(output(page, "two_heads")).to_have_text("[[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 0.0]]")
 
 
-def test_figure_to_cell_and_back(page, site_url):
+def test_figure_to_cell_and_back(used):
     """The one_head cell's commented line, uncommented: it reads the figure's tokens, prints, and shows them back."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = used
     grid_field(page, 1, 2).fill("0.0")
     grid_field(page, 1, 3).fill("1.0")  # the exercise's edit (conftest.py), typed into the figure
     source = (CELLS / "one_head.py").read_text().replace("# tokens = figure_tokens()", "tokens = figure_tokens()")

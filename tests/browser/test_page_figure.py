@@ -143,10 +143,9 @@ def test_a_control_changed_while_loading_wins_over_a_shared_link(page, site_url,
     expect(weights_table(page, "head 1 weights")).to_have_count(0)
 
 
-def test_every_edit_redraws_and_bad_input_is_named(page, site_url):
+def test_every_edit_redraws_and_bad_input_is_named(reader):
     """An edit redraws all heads; a bad number shows mha's sentence and keeps the last valid figures."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = reader  # the shared page, reset
     for name, value in EXERCISE_EDITS.items():
         page.get_by_role("textbox", name=name, exact=True).fill(value)
     expect_tables(page, EXERCISE)
@@ -162,10 +161,9 @@ def test_every_edit_redraws_and_bad_input_is_named(page, site_url):
     expect_tables(page, EXERCISE)
 
 
-def test_reader_input_is_shown_as_text_never_markup(page, site_url):
+def test_reader_input_is_shown_as_text_never_markup(reader):
     """Markup typed into a field comes back in the error sentence as text; no element is created."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = reader  # the shared page, reset
     field(page, 1, 1).fill('<img src=x onerror="document.title=1">')
     expect(page.locator("#grid-error")).to_contain_text("<img src=x")
     expect(page.locator("#grid-error img")).to_have_count(0)
@@ -212,10 +210,9 @@ def test_mha_comes_from_its_wheel_without_micropip_on_a_first_and_a_repeat_visit
     expect_tables(page, WORKED)
 
 
-def test_switching_projections_keeps_a_field_the_reader_is_fixing(page, site_url):
+def test_switching_projections_keeps_a_field_the_reader_is_fixing(reader):
     """Random projections change the grid's header (no slot bands), not its fields: 'abc' and its sentence stay."""
-    page.goto(site_url)
-    wait_ready(page)
+    page = reader  # the shared page, reset
     field(page, 0, 0).fill("abc")
     expect(page.locator("#grid-error")).to_have_text("token 0 slot 0: 'abc' is not a number")
     page.locator("#projections").select_option("random")

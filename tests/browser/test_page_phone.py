@@ -67,22 +67,24 @@ SCROLLING = """() => [...document.querySelectorAll('[role=region], output')]
     return {id: e.id, backdrop: getComputedStyle(under || document.body).backgroundColor, cover: cover && cover[1]};
   })"""
 
-# In a blank page (no CSP there): how much of a screenshot's edge column is the backdrop's colour. A shadow
+# In a blank page (no CSP there): how much of each of a screenshot's columns xs is the backdrop's colour. A shadow
 # tints the whole column; a clean edge is the backdrop except where a number or a filled cell reaches it.
-PLAIN_SHARE = """async ([png, x, rgb]) => {
+PLAIN_SHARE = """async ([png, xs, rgb]) => {
   const image = new Image();
   image.src = 'data:image/png;base64,' + png;
   await image.decode();
   const canvas = new OffscreenCanvas(image.width, image.height);
   const context = canvas.getContext('2d');
   context.drawImage(image, 0, 0);
-  const column = context.getImageData(x, 0, 1, image.height).data;
-  let plain = 0;
-  for (let y = 0; y < image.height; y++) {
-    const d = [0, 1, 2].map((c) => Math.abs(column[4 * y + c] - rgb[c]));
-    plain += Math.max(...d) <= 6;
-  }
-  return plain / image.height;
+  return xs.map((x) => {
+    const column = context.getImageData(x, 0, 1, image.height).data;
+    let plain = 0;
+    for (let y = 0; y < image.height; y++) {
+      const d = [0, 1, 2].map((c) => Math.abs(column[4 * y + c] - rgb[c]));
+      plain += Math.max(...d) <= 6;
+    }
+    return plain / image.height;
+  });
 }"""
 
 
@@ -155,7 +157,7 @@ def test_a_scroll_regions_shadow_shows_on_the_side_with_more(phone, scheme):
             for end, scroll in (("start", "0"), ("end", "e.scrollWidth")):
                 region.evaluate(f"e => {{ e.scrollLeft = {scroll}; }}")
                 png = base64.b64encode(region.screenshot(animations="disabled")).decode()
-                edges[end] = [blank.evaluate(PLAIN_SHARE, [png, x, rgb]) for x in inside]
+                edges[end] = blank.evaluate(PLAIN_SHARE, [png, inside, rgb])  # one decode, both edges
             (start_left, start_right), (end_left, end_right) = edges["start"], edges["end"]
             assert start_left > 0.5 and end_right > 0.5, (found["id"], edges)  # no more that way: no shadow
             assert start_right < 0.2 and end_left < 0.2, (found["id"], edges)  # more that way: a shadow

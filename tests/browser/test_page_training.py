@@ -464,9 +464,9 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
     reader.locator("#train-seed").fill(str(seed))
     reader.locator("#train-steps").fill(str(steps))
     reader.locator("#train-start").click()
-    expect(reader.locator("#train-status")).to_contain_text(f"Done: {steps} steps", timeout=TRAIN_TIMEOUT_MS)
-    params = training.train(seed, steps)  # the same run in CPython (deterministic for a seed)
+    params = training.train(seed, steps)  # the same run in CPython (deterministic for a seed), while the tab trains
     measured = training.measure(params)
+    expect(reader.locator("#train-status")).to_contain_text(f"Done: {steps} steps", timeout=TRAIN_TIMEOUT_MS)
     facts = fig.describe_run(measured)
     assert facts["kind"] != "circuit"  # the run this test is about: one that does not form it
     whose = f"your run (seed {seed}, {steps} steps)"
