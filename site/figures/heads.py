@@ -126,21 +126,8 @@ def _head_views(result, wide, previous, label_suffix, sliced=True):
     names = [(f"head {h}{label_suffix}", _head_caption(result, h, sliced), band_class(h))
              for h in range(len(result.weights))]
     names.append((f"one head{label_suffix}", f"one head over all {result.width} slots", "wide"))
-    return [(label, caption, band, w, None if prior is None else _changes(prior, w))
+    return [(label, caption, band, w, None if prior is None else mha.weight_changes(prior, w))
             for (label, caption, band), w, prior in zip(names, now, before)]
-
-
-_CHANGES = {}  # (id(before), id(after)) -> (before, after, changes): one redraw's tables and summary share them
-
-
-def _changes(before, after):
-    """mha.weight_changes(before, after), computed once per pair of tables (both are kept alive here)."""
-    kept = _CHANGES.get((id(before), id(after)))
-    if kept is None or kept[0] is not before or kept[1] is not after:
-        if len(_CHANGES) > 64:
-            _CHANGES.clear()
-        kept = _CHANGES[(id(before), id(after))] = (before, after, mha.weight_changes(before, after))
-    return kept[2]
 
 
 def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True, masked=False,
