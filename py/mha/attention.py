@@ -51,9 +51,10 @@ def attention_weights(queries, keys, mask=None, *, scale=None):
     scale = 1.0 / math.sqrt(len(keys[0])) if scale is None else check_positive("scale", scale)
     weights = []
     for i, q in enumerate(queries):
-        scores = [dot(q, k) * scale for k in keys]
-        if mask is not None:
-            scores = [s if allowed else -math.inf for s, allowed in zip(scores, mask[i])]
+        if mask is None:
+            scores = [dot(q, k) * scale for k in keys]
+        else:  # a masked key's dot product is never needed: its weight is exp(-inf) = 0
+            scores = [dot(q, k) * scale if allowed else -math.inf for k, allowed in zip(keys, mask[i])]
         weights.append(softmax_of_checked(scores))
     return weights
 
