@@ -51,7 +51,7 @@ def backward(params, tokens, pinned, grads, scale=1.0):
 
     Position p's loss is the cross-entropy of logits[p] against tokens[p + 1].
     """
-    trace = forward(params, tokens)
+    trace = forward(params, tokens, rows=pinned)  # the loss reads no other position's logits
     x = trace.residuals[-1]
     d_x = [[0.0] * WIDTH for _ in tokens]
     total = 0.0

@@ -5,7 +5,7 @@ Full precision everywhere: a number is rounded only where a person reads it.
 """
 
 from ..softmax import softmax
-from .model import argmax, forward
+from .model import argmax, forward, forward_each
 from .probes import head_names, induction_score, previous_token_score
 from .task import held_out, pinned_positions
 
@@ -59,30 +59,27 @@ def measure(params, sequences=None, masks=None):
      weights] per head], "copy": copy_demo() of the top induction head}, on the held-out set (or sequences).
 
     One forward pass per (mask, sequence) gives the accuracy (mha.training.accuracy's sums) and the scores
-    (head_scores'). masks: the masks to measure (None: all 2^heads); the others' entries are None."""
+    (head_scores'); forward_each runs a sequence's masks together, sharing the layers they agree on. masks: the masks to measure (None: all 2^heads); the others' entries are None."""
     sequences = held_out() if sequences is None else sequences
     names = head_names(params)
-    ablated, scores_off, first = [], [], [[0.0, 0.0, 0] for _ in names]
-    for mask, off in enumerate(ablation_sets(names)):
-        if masks is not None and mask not in masks:
-            ablated.append(None)
-            scores_off.append(None)
-            continue
-        correct = count = 0
-        sums = [[0.0, 0.0] for _ in names]
-        for tokens, n in sequences:
-            trace = forward(params, tokens, ablate=off)
-            pinned = pinned_positions(n)
-            correct += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
-            count += len(pinned)
-            for i, (total, (layer, head)) in enumerate(zip(sums, names)):
+    sets = ablation_sets(names)
+    wanted = [m for m in range(len(sets)) if masks is None or m in masks]
+    correct, sums = {m: 0 for m in wanted}, {m: [[0.0, 0.0] for _ in names] for m in wanted}
+    first, count = [[0.0, 0.0, 0] for _ in names], 0
+    for tokens, n in sequences:
+        pinned = pinned_positions(n)
+        count += len(pinned)
+        for mask, trace in zip(wanted, forward_each(params, tokens, [sets[m] for m in wanted])):
+            correct[mask] += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
+            for i, (total, (layer, head)) in enumerate(zip(sums[mask], names)):
                 total[0] += previous_token_score(trace.weights[layer][head])
                 total[1] += induction_score(trace.weights[layer][head], n)
                 if mask == 0:
                     first[i] = [a + b for a, b in zip(first[i], first_token_weight(trace.weights[layer][head],
                                                                                    tokens))]
-        ablated.append(correct / count)
-        scores_off.append([[a / len(sequences), b / len(sequences)] for a, b in sums])
+    ablated = [correct[m] / count if m in correct else None for m in range(len(sets))]
+    scores_off = [[[a / len(sequences), b / len(sequences)] for a, b in sums[m]] if m in sums else None
+                  for m in range(len(sets))]
     top = max(range(len(names)), key=lambda i: scores_off[0][i][1])
     return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,
             "scores": scores_off[0], "first_token": [[w / k, even / k] if k else [0.0, 0.0] for w, even, k in first],

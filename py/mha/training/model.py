@@ -24,7 +24,7 @@ params = {"layers": [[{"qk": 18x18, "ov": 18x18}, ...heads], ...layers],
 import math
 from typing import NamedTuple
 
-from ..attention import attention, causal_mask, dot
+from ..attention import attention_weights, causal_mask, dot, weighted_sum
 from .task import LENGTH, VOCAB
 
 WIDTH = VOCAB + LENGTH  # 18: the residual stream
@@ -100,34 +100,94 @@ class Trace(NamedTuple):
     logits: list
 
 
-def forward(params, tokens, ablate=()):
+def forward(params, tokens, ablate=(), rows=None):
     """The model on one sequence of n <= 12 tokens; returns a Trace.
 
     ablate: (layer, head) pairs switched off: their output is not added to the
     stream, so every later layer sees the stream without it (their own weights
     are still computed and returned). trace.weights and trace.logits are what
     a page draws with those heads off.
+    rows: the positions whose logits are wanted (None: all). The last layer (when
+    it is not the first) then runs only their queries: at the other positions its
+    queries and weights, the last stream and the logits are None. The loss needs
+    only the pinned positions (gradients.backward).
     """
+    return forward_each(params, tokens, [ablate], rows)[0]
+
+
+def forward_each(params, tokens, ablations, rows=None):
+    """[forward(params, tokens, ablate, rows) for ablate in ablations], the same numbers, with less work.
+
+    A layer's input depends only on which heads of the layers before it are off, so each layer runs
+    once per distinct input: the 16 ablations of a (2, 2) model run layer 0 once and layer 1 four
+    times. Traces share the lists they have in common; read them, do not change them.
+    """
+    ablations = [frozenset(map(tuple, ablate)) for ablate in ablations]
     x = embed(tokens)
     mask = causal_mask(len(tokens))
-    trace = Trace([x], [], [], [], None)
+    streams = {frozenset(): x}  # the stream entering this layer, by the heads before it that are off
+    traces = [Trace([x], [], [], [], None) for _ in ablations]
+    last = len(params["layers"]) - 1
     for layer, heads in enumerate(params["layers"]):
-        if layer == 0:  # one-hot rows: x @ W is two rows of W added
-            queries = [look_up(head["qk"], tokens) for head in heads]
-            values = [look_up(head["ov"], tokens) for head in heads]
-        else:
-            queries = [mat_mul(x, head["qk"]) for head in heads]
-            values = [mat_mul(x, head["ov"]) for head in heads]
-        keys = [[KEY_GAIN * v for v in row] for row in x]
-        attended = [attention(q, keys, v, mask) for q, v in zip(queries, values)]
-        for head, (outputs, _) in enumerate(attended):
-            if (layer, head) not in ablate:
-                x = [[a + b for a, b in zip(row, out)] for row, out in zip(x, outputs)]
-        trace.residuals.append(x)
-        trace.queries.append(queries)
-        trace.values.append(values)
-        trace.weights.append([weights for _, weights in attended])
-    return trace._replace(logits=mat_mul(x, params["unembed"]))
+        wanted = rows if layer == last and layer > 0 else None
+        runs = {before: run_layer(heads, layer, stream, tokens, mask, wanted) for before, stream in streams.items()}
+        after = {}
+        for trace, off in zip(traces, ablations):
+            before, now = heads_before(off, layer), heads_before(off, layer + 1)
+            queries, values, attended = runs[before]
+            if now not in after:
+                after[now] = add_heads(streams[before], attended, layer, off)
+            trace.residuals.append(after[now])
+            trace.queries.append(queries)
+            trace.values.append(values)
+            trace.weights.append([weights for _, weights in attended])
+        streams = after
+    logits = {off: [None if row is None else [dot(row, col) for col in zip(*params["unembed"])] for row in stream]
+              for off, stream in streams.items()}
+    return [trace._replace(logits=logits[heads_before(off, last + 1)]) for trace, off in zip(traces, ablations)]
+
+
+def heads_before(off, layer):
+    """The heads of off in layers before layer: what decides the stream entering it."""
+    return frozenset(pair for pair in off if pair[0] < layer)
+
+
+def run_layer(heads, layer, x, tokens, mask, rows=None):
+    """One layer's heads on the stream x (n x 18): (queries, values, [(outputs, weights) per head]).
+
+    rows: the queries to run (None: all); the others' queries, outputs and weights are None.
+    """
+    if layer == 0:  # one-hot rows: x @ W is two rows of W added
+        queries = [look_up(head["qk"], tokens) for head in heads]
+        values = [look_up(head["ov"], tokens) for head in heads]
+    else:
+        asking = x if rows is None else [x[i] for i in rows]
+        queries = [mat_mul(asking, head["qk"]) for head in heads]
+        values = [mat_mul(x, head["ov"]) for head in heads]
+    keys = [[KEY_GAIN * v for v in row] for row in x]
+    allowed = mask if rows is None else [mask[i] for i in rows]
+    # attention()'s two halves, without its input checks: forward built every input here
+    weights = [attention_weights(q, keys, allowed) for q in queries]
+    attended = [(spread(weighted_sum(w, v), rows, len(x)), spread(w, rows, len(x))) for w, v in zip(weights, values)]
+    return [spread(q, rows, len(x)) for q in queries], values, attended
+
+
+def spread(found, rows, n):
+    """found, the results for rows (None: all n), as n entries with None at the other positions."""
+    if rows is None:
+        return found
+    full = [None] * n
+    for i, row in zip(rows, found):
+        full[i] = row
+    return full
+
+
+def add_heads(x, attended, layer, off):
+    """x plus the outputs of the layer's heads that are on, added head by head (None where not run)."""
+    for head, (outputs, _) in enumerate(attended):
+        if (layer, head) not in off:
+            x = [None if out is None else [a + b for a, b in zip(row, out)] for row, out in zip(x, outputs)]
+    return x
 
 
 def argmax(row):

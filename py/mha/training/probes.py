@@ -5,7 +5,7 @@ Every score is a mean over the held-out set unless sequences are given.
 
 from ..softmax import softmax
 from .gradients import cross_entropy
-from .model import argmax, forward
+from .model import argmax, forward, forward_each
 from .task import LENGTH, VOCAB, first_copy_position, held_out, pinned_positions
 
 
@@ -59,25 +59,35 @@ def head_scores(params, sequences=None, ablate=()):
 
     ablate: (layer, head) pairs switched off (see forward): the later layers' scores change with them.
     """
+    return tally(params, sequences, [ablate])[0][0]
+
+
+def tally(params, sequences, ablations):
+    """[(head_scores(params, sequences, ablate), accuracy(params, sequences, ablate)) for ablate in ablations],
+    from one forward_each per sequence (the ablations share the layers they agree on); sequences None: the
+    held-out set."""
     sequences = held_out() if sequences is None else sequences
     heads = head_names(params)
-    sums = {key: [0.0, 0.0] for key in heads}
+    sums = [{key: [0.0, 0.0] for key in heads} for _ in ablations]
+    correct, count = [0] * len(ablations), 0
     for tokens, n in sequences:
-        weights = forward(params, tokens, ablate).weights
-        for layer, head in heads:
-            sums[layer, head][0] += previous_token_score(weights[layer][head])
-            sums[layer, head][1] += induction_score(weights[layer][head], n)
-    return [{"layer": layer, "head": head, "previous_token": prev / len(sequences), "induction": ind / len(sequences)}
-            for (layer, head), (prev, ind) in sums.items()]
+        pinned = pinned_positions(n)
+        count += len(pinned)
+        for i, trace in enumerate(forward_each(params, tokens, ablations)):
+            correct[i] += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
+            for layer, head in heads:
+                sums[i][layer, head][0] += previous_token_score(trace.weights[layer][head])
+                sums[i][layer, head][1] += induction_score(trace.weights[layer][head], n)
+    return [([{"layer": layer, "head": head, "previous_token": prev / len(sequences),
+               "induction": ind / len(sequences)} for (layer, head), (prev, ind) in totals.items()], right / count)
+            for totals, right in zip(sums, correct)]
 
 
 def head_report(params, sequences=None):
     """head_scores() with each head's "accuracy_ablated": accuracy with that head's output zeroed."""
-    sequences = held_out() if sequences is None else sequences
-    report = head_scores(params, sequences)
-    for row in report:
-        row["accuracy_ablated"] = accuracy(params, sequences, ablate={(row["layer"], row["head"])})
-    return report
+    names = head_names(params)
+    (report, _), *alone = tally(params, sequences, [()] + [{name} for name in names])
+    return [{**row, "accuracy_ablated": acc} for row, (_, acc) in zip(report, alone)]
 
 
 def composition(params, sequences=None):
@@ -86,15 +96,12 @@ def composition(params, sequences=None):
 
     Returns [{"layer", "head", "ablated": [layer, head], "induction"}, ...], later head by later head.
     """
-    sequences = held_out() if sequences is None else sequences
     names = head_names(params)
+    earlier = [name for name in names if name[0] < names[-1][0]]
     rows = []
-    for earlier in names:
-        later = [name for name in names if name[0] > earlier[0]]
-        if later:
-            scores = {(s["layer"], s["head"]): s["induction"] for s in head_scores(params, sequences, {earlier})}
-            rows += [{"layer": layer, "head": head, "ablated": list(earlier), "induction": scores[layer, head]}
-                     for layer, head in later]
+    for ablated, (scores, _) in zip(earlier, tally(params, sequences, [{name} for name in earlier])):
+        rows += [{"layer": s["layer"], "head": s["head"], "ablated": list(ablated), "induction": s["induction"]}
+                 for s in scores if s["layer"] > ablated[0]]
     return sorted(rows, key=lambda r: (r["layer"], r["head"], r["ablated"]))
 
 
