@@ -25,6 +25,7 @@ from mha.training import (
     round_params, train,
 )
 from mha.training.model import blocks, forward_each
+from mha.training.probes import tally
 
 PY = Path(__file__).resolve().parents[2] / "py"
 
@@ -202,6 +203,32 @@ def test_forward_for_some_rows_runs_only_their_queries_in_the_last_layer():
         assert np.allclose(trace.weights[0][head], weights[0][head], atol=1e-12)
         assert [i for i, row in enumerate(trace.weights[1][head]) if row is not None] == [6, 8]
         assert np.allclose([trace.weights[1][head][i] for i in (6, 8)], weights[1][head][[6, 8]], atol=1e-12)
+
+
+def test_tally_gives_each_ablations_accuracy_and_scores_as_numpy_counts_them():
+    """tally's one pass over several sets of heads off: each accuracy is the share of pinned positions whose largest
+    numpy logit is the next token, and each head's scores are means of numpy's weights at the positions the
+    probes name (weights[i][i - 1]; weights[p][p - n + 1] at the pinned positions)."""
+    params = init_params(random.Random(7), (2, 2))
+    sequences = make_batch(random.Random(3), 6)
+    ablations = [(), {(0, 0)}, {(0, 1), (1, 1)}]
+    for ablate, (rows, acc) in zip(ablations, tally(params, sequences, ablations)):
+        right = count = 0
+        sums = np.zeros((2, 2, 2))
+        for tokens, n in sequences:
+            weights, logits = numpy_forward(params, tokens, ablate)
+            pinned = pinned_positions(n)
+            right += sum(int(np.argmax(logits[p])) == tokens[p + 1] for p in pinned)
+            count += len(pinned)
+            for layer in range(2):
+                for head in range(2):
+                    w = weights[layer][head]
+                    sums[layer, head] += [np.mean([w[i, i - 1] for i in range(1, 12)]),
+                                          np.mean([w[p, p - n + 1] for p in pinned])]
+        assert acc == right / count, ablate
+        for row in rows:
+            expected = sums[row["layer"], row["head"]] / len(sequences)
+            assert np.allclose([row["previous_token"], row["induction"]], expected, atol=1e-12), (ablate, row)
 
 
 def test_predict_refuses_a_head_the_model_lacks():

@@ -5,9 +5,8 @@ Full precision everywhere: a number is rounded only where a person reads it.
 """
 
 from ..softmax import softmax
-from .model import argmax, forward, forward_each
-from .probes import head_names, induction_score, previous_token_score
-from .task import held_out, pinned_positions
+from .model import argmax, forward
+from .probes import head_names, tally
 
 REPEAT = (5, 0, 2, 4, 0, 2, 1, 0)  # FACEACBA: both earlier A's are followed by C (an exact repeat)
 NEAR = (5, 0, 2, 4, 0, 3, 1, 0)    # FACEADBA: one A is followed by C, one by D (a near-duplicate that diverges)
@@ -58,27 +57,21 @@ def measure(params, sequences=None, masks=None):
      "first_token": [[mean weight on the first token where the letter has no earlier twin, the same for even
      weights] per head], "copy": copy_demo() of the top induction head}, on the held-out set (or sequences).
 
-    One forward pass per (mask, sequence) gives the accuracy (mha.training.accuracy's sums) and the scores
-    (head_scores'); forward_each runs a sequence's masks together, sharing the layers they agree on. masks: the masks to measure (None: all 2^heads); the others' entries are None."""
-    sequences = held_out() if sequences is None else sequences
+    The accuracy and the scores are probes.tally's (one forward_each per sequence runs its masks together).
+    masks: the masks to measure (None: all 2^heads), mask 0 among them; the others' entries are None."""
     names = head_names(params)
     sets = ablation_sets(names)
     wanted = [m for m in range(len(sets)) if masks is None or m in masks]
-    correct, sums = {m: 0 for m in wanted}, {m: [[0.0, 0.0] for _ in names] for m in wanted}
-    first, count = [[0.0, 0.0, 0] for _ in names], 0
-    for tokens, n in sequences:
-        pinned = pinned_positions(n)
-        count += len(pinned)
-        for mask, trace in zip(wanted, forward_each(params, tokens, [sets[m] for m in wanted])):
-            correct[mask] += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
-            for i, (total, (layer, head)) in enumerate(zip(sums[mask], names)):
-                total[0] += previous_token_score(trace.weights[layer][head])
-                total[1] += induction_score(trace.weights[layer][head], n)
-                if mask == 0:
-                    first[i] = [a + b for a, b in zip(first[i], first_token_weight(trace.weights[layer][head],
-                                                                                   tokens))]
-    ablated = [correct[m] / count if m in correct else None for m in range(len(sets))]
-    scores_off = [[[a / len(sequences), b / len(sequences)] for a, b in sums[m]] if m in sums else None
+    first = [[0.0, 0.0, 0] for _ in names]
+
+    def add_first(tokens, traces):  # every head on: mask 0's patterns
+        weights = traces[wanted.index(0)].weights
+        for i, (layer, head) in enumerate(names):
+            first[i] = [a + b for a, b in zip(first[i], first_token_weight(weights[layer][head], tokens))]
+
+    found = dict(zip(wanted, tally(params, sequences, [sets[m] for m in wanted], add_first)))
+    ablated = [found[m][1] if m in found else None for m in range(len(sets))]
+    scores_off = [[[row["previous_token"], row["induction"]] for row in found[m][0]] if m in found else None
                   for m in range(len(sets))]
     top = max(range(len(names)), key=lambda i: scores_off[0][i][1])
     return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,

@@ -128,8 +128,9 @@ def forward_each(params, tokens, ablations, rows=None):
     streams = {frozenset(): x}  # the stream entering this layer, by the heads before it that are off
     traces = [Trace([x], [], [], [], None) for _ in ablations]
     last = len(params["layers"]) - 1
+    rows = rows if last > 0 else None  # the one-hot first layer always runs in full
     for layer, heads in enumerate(params["layers"]):
-        wanted = rows if layer == last and layer > 0 else None
+        wanted = rows if layer == last else None
         runs = {before: run_layer(heads, layer, stream, tokens, mask, wanted) for before, stream in streams.items()}
         after = {}
         for trace, off in zip(traces, ablations):
@@ -142,7 +143,7 @@ def forward_each(params, tokens, ablations, rows=None):
             trace.values.append(values)
             trace.weights.append([weights for _, weights in attended])
         streams = after
-    logits = {off: [None if row is None else [dot(row, col) for col in zip(*params["unembed"])] for row in stream]
+    logits = {off: spread(mat_mul(pick(stream, rows), params["unembed"]), rows, len(tokens))
               for off, stream in streams.items()}
     return [trace._replace(logits=logits[heads_before(off, last + 1)]) for trace, off in zip(traces, ablations)]
 
@@ -161,15 +162,18 @@ def run_layer(heads, layer, x, tokens, mask, rows=None):
         queries = [look_up(head["qk"], tokens) for head in heads]
         values = [look_up(head["ov"], tokens) for head in heads]
     else:
-        asking = x if rows is None else [x[i] for i in rows]
-        queries = [mat_mul(asking, head["qk"]) for head in heads]
+        queries = [mat_mul(pick(x, rows), head["qk"]) for head in heads]
         values = [mat_mul(x, head["ov"]) for head in heads]
     keys = [[KEY_GAIN * v for v in row] for row in x]
-    allowed = mask if rows is None else [mask[i] for i in rows]
     # attention()'s two halves, without its input checks: forward built every input here
-    weights = [attention_weights(q, keys, allowed) for q in queries]
+    weights = [attention_weights(q, keys, pick(mask, rows)) for q in queries]
     attended = [(spread(weighted_sum(w, v), rows, len(x)), spread(w, rows, len(x))) for w, v in zip(weights, values)]
     return [spread(q, rows, len(x)) for q in queries], values, attended
+
+
+def pick(items, rows):
+    """The items at positions rows (None: all of them)."""
+    return items if rows is None else [items[i] for i in rows]
 
 
 def spread(found, rows, n):

@@ -62,10 +62,10 @@ def head_scores(params, sequences=None, ablate=()):
     return tally(params, sequences, [ablate])[0][0]
 
 
-def tally(params, sequences, ablations):
+def tally(params, sequences, ablations, each=None):
     """[(head_scores(params, sequences, ablate), accuracy(params, sequences, ablate)) for ablate in ablations],
     from one forward_each per sequence (the ablations share the layers they agree on); sequences None: the
-    held-out set."""
+    held-out set. each(tokens, traces), if given, is shown every sequence's traces too (measure reads them)."""
     sequences = held_out() if sequences is None else sequences
     heads = head_names(params)
     sums = [{key: [0.0, 0.0] for key in heads} for _ in ablations]
@@ -73,7 +73,10 @@ def tally(params, sequences, ablations):
     for tokens, n in sequences:
         pinned = pinned_positions(n)
         count += len(pinned)
-        for i, trace in enumerate(forward_each(params, tokens, ablations)):
+        traces = forward_each(params, tokens, ablations)
+        if each is not None:
+            each(tokens, traces)
+        for i, trace in enumerate(traces):
             correct[i] += sum(argmax(trace.logits[p]) == tokens[p + 1] for p in pinned)
             for layer, head in heads:
                 sums[i][layer, head][0] += previous_token_score(trace.weights[layer][head])
