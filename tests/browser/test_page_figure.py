@@ -8,12 +8,11 @@ Expected numbers: the worked example and the exercise, derived by hand in confte
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import build
-from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, Requests, expect_tables, field,
-                      wait_cells_ready, wait_ready, weights_table)
+from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, Requests, assert_no_axe_violations,
+                      expect_tables, field, wait_cells_ready, wait_ready, weights_table)
 
 # --- tests ---------------------------------------------------------------------
 
@@ -179,8 +178,7 @@ def test_no_accessibility_violations(page, site_url, hold, state):
     if state == "ready":
         wasm.release()
         wait_ready(page)
-    results = Axe().run(page)
-    assert results.violations_count == 0, results.generate_report()
+    assert_no_axe_violations(page)
 
 
 @pytest.mark.expected_console(r"WebAssembly is not defined")  # the runtime trying anyway

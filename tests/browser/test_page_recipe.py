@@ -11,10 +11,10 @@ causal mask.
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from conftest import WASM, WORKED, expect_tables, hand_costs, open_page, wait_ready
+from conftest import (WASM, WORKED, assert_no_axe_violations_light_and_dark, expect_tables, hand_costs, open_page,
+                      wait_ready)
 
 # --- test data ---------------------------------------------------------------
 
@@ -142,11 +142,10 @@ def test_section_1_shows_the_default_before_python_and_keeps_fields_typed_meanwh
     expect(blend_field(page, 0, 0)).to_have_value("-3")
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_section_1_fits_a_phone_and_axe_finds_nothing_in_it(browser, site_url, scheme):
+def test_section_1_fits_a_phone_and_axe_finds_nothing_in_it_light_or_dark(browser, site_url):
     """At 375 px nothing of section 1 sticks out sideways (a table that must scroll sits in a region named so),
     its picture is hidden from screen readers (the sentences say its numbers), and axe finds nothing there."""
-    page, guard = open_page(browser, site_url, viewport={"width": 375, "height": 800}, color_scheme=scheme)
+    page, guard = open_page(browser, site_url, viewport={"width": 375, "height": 800})
     section = page.locator("#why-heads")
     section.locator("details summary").click()
     blend_field(page, 1, 3).fill("-2.5")
@@ -158,8 +157,7 @@ def test_section_1_fits_a_phone_and_axe_finds_nothing_in_it(browser, site_url, s
     region = page.locator("#fig-blend-numbers [role=region]")
     expect(region).to_have_attribute("tabindex", "0")
     expect(page.locator("svg.blend-picture")).to_have_attribute("aria-hidden", "true")
-    results = Axe().run(page, context="#why-heads")
-    assert results.violations_count == 0, results.generate_report()
+    assert_no_axe_violations_light_and_dark(page, context="#why-heads")
     page.context.close()
     assert not guard.problems(), guard.problems()
 

@@ -12,11 +12,11 @@ package's tests check what a full run learns.
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 import mha.training as training
-from conftest import EXERCISE, READY_TIMEOUT_MS, WASM, Requests, expect_tables, field, wait_ready
+from conftest import (EXERCISE, READY_TIMEOUT_MS, WASM, Requests, assert_no_axe_violations_light_and_dark,
+                      expect_tables, field, wait_ready)
 from figures import training as fig
 
 TRAIN_TIMEOUT_MS = 240_000  # a short run, plus a fresh Pyodide in a worker, on a loaded 2-core box
@@ -505,13 +505,9 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
 # (The training cell, run in the page with its invitation followed: test_page_cells.py.)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_no_accessibility_violations_in_the_section(reader, scheme):
-    reader.emulate_media(color_scheme=scheme)
+def test_no_accessibility_violations_in_the_section_light_or_dark(reader):
     reader.locator("#probe-sequence").fill("ABG")
     reader.locator("#train-seed").fill("x")
     reader.locator("#fig-train-switches").get_by_label("layer 1 head 0").check()
-    results = Axe().run(reader, context={"include": [["#trained"]]})
-    assert results.violations_count == 0, results.generate_report()
+    assert_no_axe_violations_light_and_dark(reader, context={"include": [["#trained"]]})
     reader.locator("#train-seed").fill("0")
-    reader.emulate_media(color_scheme="light")
