@@ -6,8 +6,9 @@
 // MHA_FIREFOX is the Firefox to launch: tests/browser/test_page_firefox.py passes the one
 // scripts/browsers.py chose (Debian's firefox-esr here, else puppeteer-core's pinned download).
 // MHA_OTHER_ORIGIN: a loopback server on another port, for the "network" check.
-// One headless Firefox with a fresh profile in a temp dir; each check runs in its own browser
-// context (no shared cache, storage or cookies). Prints ONE JSON line on stdout:
+// One headless Firefox with a fresh profile in a temp dir. The checks in SHARED run in turn on one
+// loaded page (a Firefox load to ready costs seconds of CPU); the others load a page in a browser
+// context of their own (no shared cache, storage or cookies). Prints ONE JSON line on stdout:
 //   {"browser": "firefox/153...", "checks": {NAME: {ok, detail, console_errors, outside_requests,
 //    requests, seconds}}}
 // A check's `ok` is about the behaviour only; console errors and requests are reported raw and
@@ -92,13 +93,21 @@ async function gridToken(page, token) {
   return values;
 }
 
-// --- the checks: each gets a fresh page in a fresh context, already listened to -----------------
+// --- the checks: each gets a page already listened to ----------------------------------------------
+
+// These share one page, loaded and ready, in this order: each leaves it as the next expects (the cell
+// runs before the keyboard check types in its editor, and the grid is edited last, since a cell reads
+// the figure's tokens). The others load their own page, in a fresh context.
+const SHARED = ["ready", "cell", "keyboard", "network", "text", "edit"];
+
+async function openLesson(page, base) {
+  await page.goto(base, { timeout: READY_TIMEOUT_MS });
+  await waitForPython(page, "ready");
+}
 
 const CHECKS = {
   /** The page loads and Python starts: <body data-python="ready">, no failure alert. */
-  async ready(page, base) {
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
+  async ready(page) {
     expect(await page.$eval("#py-failed", (alert) => alert.hidden), "#py-failed is showing");
     await waitForTable(page, "head 0 weights", HEAD_0);
     await waitForTable(page, "head 1 weights", HEAD_1);
@@ -106,9 +115,7 @@ const CHECKS = {
   },
 
   /** The exercise (tests/conftest.py): token 1's time slots set to token 0's, typed like a reader: head 1 goes flat. */
-  async edit(page, base) {
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
+  async edit(page) {
     for (const token of [0, 1]) {
       const shown = await gridToken(page, token);
       expect(JSON.stringify(shown) === JSON.stringify(TOKENS[token]),
@@ -133,9 +140,7 @@ const CHECKS = {
   },
 
   /** The "two heads" cell: Run (once Python is ready) prints section 3's rows. */
-  async cell(page, base) {
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
+  async cell(page) {
     const button = 'button[aria-label="Run cell: two heads"]';
     await only(page, button);
     await page.waitForSelector(`${button}:not([disabled])`, { timeout: READY_TIMEOUT_MS });
@@ -158,9 +163,7 @@ const CHECKS = {
   },
 
   /** Tab reaches the first cell's editor and moves on, its code unchanged; once typed in, Tab indents. */
-  async keyboard(page, base) {
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
+  async keyboard(page) {
     const area = "#cell-two-heads-code";
     const original = await page.$eval(area, (node) => node.defaultValue);
     await page.$eval("#cell-two-heads", (node) => node.scrollIntoView()); // the editor's script loads as a cell nears
@@ -196,11 +199,9 @@ const CHECKS = {
   },
 
   /** A cell's fetch to another origin (MHA_OTHER_ORIGIN) is refused inside the cells' worker, which says so. */
-  async network(page, base) {
+  async network(page) {
     const other = process.env.MHA_OTHER_ORIGIN;
     expect(/^http:\/\/127\.0\.0\.1:\d+$/.test(other ?? ""), `MHA_OTHER_ORIGIN is ${JSON.stringify(other)}`);
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
     await page.$eval("[data-cell]", (cell) => cell.scrollIntoView());  // the cells' Python starts as a cell nears
     await page.waitForSelector('body[data-cells="ready"]', { timeout: READY_TIMEOUT_MS });
     const code = `import js\ntry:\n    await js.fetch("${other}/fetch")\n    print("sent")\n` +
@@ -227,9 +228,7 @@ const CHECKS = {
 
   /** Section 9: a character typed at the end of the field adds a guess; a switch draws its head off and redraws.
    *  Its detail is JSON of the guesses shown ({typed, off}): test_page_firefox.py compares them with the CLI's. */
-  async text(page, base) {
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
+  async text(page) {
     await page.$eval("#text", (section) => section.scrollIntoView());
     const settled = () => page.waitForSelector('body[data-text="ready"]', { timeout: READY_TIMEOUT_MS });
     await settled();
@@ -278,37 +277,82 @@ const CHECKS = {
 
 // --- running -------------------------------------------------------------------------------------
 
-async function runCheck(browser, name, base) {
+function newResult() {
+  return { ok: false, detail: "", console_errors: [], outside_requests: [], requests: 0, seconds: 0 };
+}
+
+/** A page in a fresh context whose console errors, page errors and requests go to results.current. */
+async function listenedPage(browser, base, results) {
   const origin = new URL(base).origin;
   const context = await browser.createBrowserContext();
-  const result = { ok: false, detail: "", console_errors: [], outside_requests: [], requests: 0, seconds: 0 };
+  const page = await context.newPage();
+  page.on("console", (message) => {
+    const text = message.text();
+    if (message.type() === "error" || text.includes("Traceback")) {
+      results.current.console_errors.push(`console ${message.type()}: ${text}`);
+    }
+  });
+  page.on("pageerror", (error) => results.current.console_errors.push(`page error: ${error?.message ?? error}`));
+  page.on("request", (request) => {
+    results.current.requests += 1;
+    const url = new URL(request.url());
+    // data: and blob: URLs are made inside the page; anything else must go to the site's origin.
+    if (!["data:", "blob:"].includes(url.protocol) && url.origin !== origin) {
+      results.current.outside_requests.push(request.url());
+    }
+  });
+  return { context, page };
+}
+
+/** Run one check on page into result (ok, detail, seconds); before(), if given, runs first, in its time. */
+async function runInto(result, check, page, base, before) {
   const started = performance.now();
   try {
-    const page = await context.newPage();
-    page.on("console", (message) => {
-      const text = message.text();
-      if (message.type() === "error" || text.includes("Traceback")) {
-        result.console_errors.push(`console ${message.type()}: ${text}`);
-      }
-    });
-    page.on("pageerror", (error) => result.console_errors.push(`page error: ${error?.message ?? error}`));
-    page.on("request", (request) => {
-      result.requests += 1;
-      const url = new URL(request.url());
-      // data: and blob: URLs are made inside the page; anything else must go to the site's origin.
-      if (!["data:", "blob:"].includes(url.protocol) && url.origin !== origin) {
-        result.outside_requests.push(request.url());
-      }
-    });
-    result.detail = await CHECKS[name](page, base);
+    if (before) await before();
+    result.detail = await check(page, base);
     result.ok = true;
   } catch (error) {
     result.detail = error instanceof CheckFailed ? error.message : `${error?.stack ?? error}`;
   } finally {
     result.seconds = Math.round(performance.now() - started) / 1000;
-    await context.close().catch(() => {});
   }
-  return result;
+}
+
+/** {name: result} for names: the SHARED ones in turn on one page (its load counts as the first one's),
+ *  each other in a context of its own. */
+async function runChecks(browser, names, base) {
+  const checks = {};
+  const shared = SHARED.filter((name) => names.includes(name));
+  if (shared.length) {
+    const results = { current: newResult() };
+    const { context, page } = await listenedPage(browser, base, results);
+    try {
+      let loaded = false;
+      const load = async () => { await openLesson(page, base); loaded = true; };
+      for (const [index, name] of shared.entries()) {
+        if (index) results.current = newResult();
+        checks[name] = results.current;
+        await runInto(results.current, CHECKS[name], page, base, index ? null : load);
+        if (!loaded) {  // the page never got ready: the other shared checks say so instead of running
+          for (const rest of shared.slice(1)) checks[rest] = { ...newResult(), detail: `not run: ${results.current.detail}` };
+          break;
+        }
+      }
+    } finally {
+      await context.close().catch(() => {});
+    }
+  }
+  for (const name of names.filter((name) => !SHARED.includes(name))) {
+    const results = { current: newResult() };
+    const { context, page } = await listenedPage(browser, base, results);
+    try {
+      await runInto(results.current, CHECKS[name], page, base);
+    } finally {
+      await context.close().catch(() => {});
+    }
+    checks[name] = results.current;
+  }
+  return checks;
 }
 
 async function main(argv) {
@@ -344,8 +388,7 @@ async function main(argv) {
         "network.proxy.no_proxies_on": "127.0.0.1",
       },
     });
-    const checks = {};
-    for (const name of names) checks[name] = await runCheck(browser, name, base);
+    const checks = await runChecks(browser, names, base);
     process.stdout.write(JSON.stringify({ browser: await browser.version(), checks }) + "\n");
     return 0;
   } finally {

@@ -1,8 +1,9 @@
 """The built page in a second engine, Firefox, driven by puppeteer-core over WebDriver BiDi.
 
 Playwright cannot drive a stock Firefox, so firefox_smoke.mjs (next to this file) does the
-driving: one headless Firefox launch with a fresh profile for the whole module, each check in
-its own browser context, one JSON line of results. This file runs it once against conftest's
+driving: one headless Firefox launch with a fresh profile for the whole module, six checks in turn
+on one loaded page and the two that need a load of their own (a link, a blocked start-up) each in its
+own browser context, one JSON line of results. This file runs it once against conftest's
 site_url (the site built and served under /lesson/ on loopback) and turns each check into a
 test. Like the Chromium tests, every check fails if a request leaves the origin or an error
 reaches the console (a check that must cause errors names them, by exact pattern).
@@ -31,8 +32,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SMOKE = HERE / "firefox_smoke.mjs"
 PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
-# Eight checks, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s here; the whole
-# run takes ~20 s). The limit only stops a hung browser from hanging the suite.
+# Eight checks on three page loads, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s
+# here). The limit only stops a hung browser from hanging the suite.
 RUN_TIMEOUT_S = 600
 
 # Errors a check is expected to cause, by exact text (anything else fails the test).
