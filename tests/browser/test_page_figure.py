@@ -16,17 +16,9 @@ from conftest import (EXERCISE, EXERCISE_EDITS, READY_TIMEOUT_MS, WASM, WORKED, 
 
 # --- tests ---------------------------------------------------------------------
 
-def test_ready_offline_with_the_worked_numbers(page, site_url):
-    """All outside traffic is blocked (conftest); Python still starts and redraws the same numbers."""
-    page.goto(site_url)
-    wait_ready(page)
-    expect_tables(page, WORKED)
-    expect(page.locator("#py-failed")).to_be_hidden()
-    expect(page.locator("#py-stage-note")).to_have_text("Python is running: edit any number.")
-
-
-def test_start_up_shows_each_stage_in_turn(page, site_url):
-    """The progress names each stage as it comes, and none is skipped: download, start, draw, then done."""
+def test_start_up_shows_each_stage_in_turn_and_is_ready_offline_with_the_worked_numbers(page, site_url):
+    """The progress names each stage as it comes, and none is skipped: download, start, draw, then done. All
+    outside traffic is blocked (conftest); Python still starts and redraws the same numbers."""
     page.add_init_script("""
         window.stages = [];
         new MutationObserver((changes) => {
@@ -40,10 +32,14 @@ def test_start_up_shows_each_stage_in_turn(page, site_url):
     assert page.evaluate("window.stages") == ["download", "start", "draw"]
     expect(page.locator('#py-status [data-stage="download"]')).to_have_attribute("data-state", "done")
     expect(page.locator("#py-status [data-stage]")).to_have_count(3)
+    expect_tables(page, WORKED)
+    expect(page.locator("#py-failed")).to_be_hidden()
+    expect(page.locator("#py-stage-note")).to_have_text("Python is running: edit any number.")
 
 
-def test_prerendered_figures_show_before_python(page, site_url, hold):
-    """With the runtime held back, the page is 'loading', shows its stages and the correct tables."""
+def test_prerendered_figures_show_before_python_and_axe_finds_nothing_before_or_after_it(page, site_url, hold):
+    """With the runtime held back, the page is 'loading', shows its stages and the correct tables. axe-core
+    finds nothing then, nor once Python has started."""
     wasm = hold(page, WASM)
     with page.expect_request(WASM):
         page.goto(site_url)
@@ -53,9 +49,11 @@ def test_prerendered_figures_show_before_python(page, site_url, hold):
     expect_tables(page, WORKED)
     expect(page.get_by_role("table", name="head 0 weights")).to_have_attribute(
         "data-values", re.compile(r"^0\.5176703075150118 "))
+    assert_no_axe_violations(page)
     wasm.release()
     wait_ready(page)
     expect(page.locator("#py-progress")).to_be_hidden()
+    assert_no_axe_violations(page)
 
 
 @pytest.mark.expected_console(r"Failed to load resource", r"Failed to fetch", r"wasm instantiation failed")
@@ -167,18 +165,6 @@ def test_reader_input_is_shown_as_text_never_markup(reader):
     expect(page.locator("#grid-error")).to_contain_text("<img src=x")
     expect(page.locator("#grid-error img")).to_have_count(0)
     expect(page).not_to_have_title("1")
-
-
-@pytest.mark.parametrize("state", ["loading", "ready"])
-def test_no_accessibility_violations(page, site_url, hold, state):
-    """axe-core (shipped inside axe-playwright-python) finds nothing, before and after Python starts."""
-    wasm = hold(page, WASM)
-    with page.expect_request(WASM):
-        page.goto(site_url)
-    if state == "ready":
-        wasm.release()
-        wait_ready(page)
-    assert_no_axe_violations(page)
 
 
 @pytest.mark.expected_console(r"WebAssembly is not defined")  # the runtime trying anyway

@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import READY_TIMEOUT_MS, WASM, assert_no_axe_violations_light_and_dark, open_page, wait_ready
+from conftest import READY_TIMEOUT_MS, WASM, assert_no_axe_violations_light_and_dark
 
 QUESTIONS = ["recipe", "worked", "exercise", "cross", "sharing", "prompts", "trained"]
 
@@ -84,10 +84,10 @@ def test_questions_hold_no_spoiler_and_answer_before_python_and_without_it(page,
     expect(line).to_contain_text("the same as one head of width 4")
 
 
-def test_a_changed_answer_clears_the_verdict_and_hides_the_explanation_again(page, site_url, built_site):
+def test_a_changed_answer_clears_the_verdict_and_hides_the_explanation_again(lesson, built_site):
+    """(The page is the module's shared one: each test here checks each question from whatever answer it holds.)"""
     answers = json.loads((built_site / "answers.json").read_text())
-    page.goto(site_url)
-    wait_ready(page)
+    page = lesson
     for qid in QUESTIONS:
         fieldset(page, qid).locator(f'input[value="{answers[qid]["answer"]}"]').check()
         check_button(page, qid).click()
@@ -98,13 +98,12 @@ def test_a_changed_answer_clears_the_verdict_and_hides_the_explanation_again(pag
         expect_checked(page, qid, "wrong", answers)
 
 
-def test_every_question_answers_right_and_wrong_from_the_keyboard(page, site_url, built_site):
+def test_every_question_answers_right_and_wrong_from_the_keyboard(lesson, built_site):
     """Keys only, once the radio group has the focus: Space picks, Tab reaches Check, Enter checks and the
     focus stays on Check; Shift+Tab goes back to the chosen option, an arrow key picks the next one (which
     clears the verdict), and Space on Check checks again."""
     answers = json.loads((built_site / "answers.json").read_text())
-    page.goto(site_url)
-    wait_ready(page)
+    page = lesson
     for qid in QUESTIONS:
         options = fieldset(page, qid).get_by_role("radio")
         values = options.evaluate_all("radios => radios.map(r => r.value)")
@@ -132,14 +131,12 @@ def test_every_question_answers_right_and_wrong_from_the_keyboard(page, site_url
         expect(check_button(page, qid)).to_be_focused()
 
 
-def test_no_accessibility_violations_light_and_dark_once_every_question_is_answered(browser, site_url, built_site):
+def test_no_accessibility_violations_light_and_dark_once_every_question_is_answered(lesson, built_site):
     """What waited for a check (section 2's cost line) is hidden when test_page_lesson.py runs axe: run it here."""
     answers = json.loads((built_site / "answers.json").read_text())
-    page, guard = open_page(browser, site_url)
+    page = lesson
     for qid in QUESTIONS:
         fieldset(page, qid).locator(f'input[value="{answers[qid]["answer"]}"]').check()
         check_button(page, qid).click()
         expect_checked(page, qid, "right", answers)
     assert_no_axe_violations_light_and_dark(page)
-    page.context.close()
-    assert not guard.problems(), guard.problems()
