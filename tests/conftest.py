@@ -209,11 +209,11 @@ def pytest_sessionstart(session):
         os.environ[SHARED_BUILD] = tempfile.mkdtemp(prefix="mha-site-")
 
 
-# Seconds a file took in one full run on two workers (2026-12-02, a clean clone): the longest start first in
+# Seconds a file took in one full run on two workers (2026-12-03, a clean clone): the longest start first in
 # each group, so no long file is left to run alone at the end. Only the order depends on these numbers.
-SLOW_FILES = {"test_training.py": 171, "test_sweep.py": 21, "test_page_cells.py": 191, "test_page_training.py": 85,
-              "test_page_figure.py": 80, "test_page_lesson.py": 74, "test_page_text.py": 49,
-              "test_page_recipe.py": 47, "test_page_phone.py": 46, "test_page_security.py": 40}
+SLOW_FILES = {"test_training.py": 195, "test_sweep.py": 76, "test_page_cells.py": 237, "test_page_lesson.py": 161,
+              "test_page_training.py": 122, "test_page_figure.py": 107, "test_page_recipe.py": 75,
+              "test_page_text.py": 58, "test_page_phone.py": 57, "test_page_security.py": 52}
 
 
 def pytest_collection_modifyitems(session, config, items):
