@@ -88,6 +88,12 @@ CHROMIUM_CHOICE = browsers.here("chromium")  # Debian's /usr/bin/chromium here; 
 CHROMIUM = CHROMIUM_CHOICE.path  # None: Playwright's own Chromium (launched without executable_path)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Most browser tests load the page, click and read: their Chromium compiles wasm with V8's baseline compiler
+# only. During a load the optimising compiler's work on Pyodide's hot functions was a third of the load's
+# CPU (3.2 against 2.1 CPU-s, alternated in one run), and the figure, security and recipe tests took 20% less
+# CPU with it off; wasm computes the same on either tier. A module that runs Python for seconds in the tab
+# (training, the text model) asks for tiered_browser, V8 as readers have it.
+BASELINE_ONLY = "--js-flags=--liftoff-only"
 # Pyodide start-up is ~3-4 s here (12 MB from loopback, then booting CPython in wasm),
 # but a loaded 2-core CI box can take many times that: wait long, never sleep.
 READY_TIMEOUT_MS = 60_000
@@ -133,7 +139,16 @@ def pytest_terminal_summary(terminalreporter):
 def browser_type_launch_args(browser_type_launch_args):
     if CHROMIUM_CHOICE.missing:
         pytest.fail(f"no Chromium to test in: {CHROMIUM_CHOICE.missing}", pytrace=False)
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": [*CHROMIUM_ARGS, BASELINE_ONLY]}
+
+
+@pytest.fixture(scope="session")
+def tiered_browser(browser_type, browser_type_launch_args):
+    """A Chromium whose V8 optimises hot wasm, as a reader's does: for the modules that compute for seconds in
+    the tab, where the baseline-only browser is the slower (a module asks by naming its browser this one)."""
+    browser = browser_type.launch(**{**browser_type_launch_args, "args": CHROMIUM_ARGS})
+    yield browser
+    browser.close()
 
 
 BUILD = {}  # this process's view of the run's one build: {"out": dist path, "log", "process": ours or None}

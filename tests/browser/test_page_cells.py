@@ -158,10 +158,11 @@ def printed_rows(text, heading, count):
 # --- the shared page ------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def loaded(browser, site_url):
+def loaded(tiered_browser, site_url):
     """One page, both Pythons ready, shared by the tests that begin from a page the reader has used (a load is
-    seconds of Pyodide; the tests of start-up, the lazy editors and failures load their own)."""
-    page, guard = open_page(browser, site_url)
+    seconds of Pyodide; the tests of start-up, the lazy editors and failures load their own). Its cells train for
+    seconds: the optimising V8 of conftest.tiered_browser."""
+    page, guard = open_page(tiered_browser, site_url)
     wait_cells_ready(page)
     yield page, guard
     page.context.close()

@@ -20,6 +20,13 @@ import mha.text_lesson as lesson
 from conftest import READY_TIMEOUT_MS, assert_no_axe_violations_light_and_dark, open_page
 from figures import text as fig
 
+
+@pytest.fixture(scope="module")
+def browser(tiered_browser):
+    """The text model runs in the tab on every edit: the optimising V8 of conftest.tiered_browser."""
+    return tiered_browser
+
+
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT

@@ -19,6 +19,13 @@ from conftest import (EXERCISE, READY_TIMEOUT_MS, WASM, Requests, assert_no_axe_
                       expect_tables, field, wait_ready)
 from figures import training as fig
 
+
+@pytest.fixture(scope="module")
+def browser(tiered_browser):
+    """This section trains in the tab for seconds: the optimising V8 of conftest.tiered_browser."""
+    return tiered_browser
+
+
 TRAIN_TIMEOUT_MS = 240_000  # a short run, plus a fresh Pyodide in a worker, on a loaded 2-core box
 READY_MS_CELLS = READY_TIMEOUT_MS  # the cells' worker starts after the page's Python
 
