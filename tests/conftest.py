@@ -92,7 +92,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 # only. During a load the optimising compiler's work on Pyodide's hot functions was a third of the load's
 # CPU (3.2 against 2.1 CPU-s, alternated in one run), and the figure, security and recipe tests took 20% less
 # CPU with it off; wasm computes the same on either tier. A module that runs Python for seconds in the tab
-# (training, the text model) asks for tiered_browser, V8 as readers have it.
+# (training, the text model, the 16 x 64 redraws) asks for tiered_browser, V8 as readers have it.
 BASELINE_ONLY = "--js-flags=--liftoff-only"
 # Pyodide start-up is ~3-4 s here (12 MB from loopback, then booting CPython in wasm),
 # but a loaded 2-core CI box can take many times that: wait long, never sleep.
