@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 import mha
 from conftest import (EXERCISE, EXERCISE_4, WORKED, WORKED_4, assert_no_axe_violations_light_and_dark, exact_values,
-                      expect_tables, field, open_page, weights_table)
+                      expect_tables, field, open_page, wait_ready, weights_table)
 
 
 @pytest.fixture(scope="module")
@@ -591,11 +591,13 @@ def large_state():
     return state, "#" + fragment.encode(state)
 
 
-def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_url):
+def test_the_large_case_redraws_every_head_inside_the_input_event(page, site_url):
     """16 x 64, 8 heads, learned projections: one dispatched input event, and every table has changed
-    before dispatchEvent returns (no timer, no second frame)."""
+    before dispatchEvent returns (no timer, no second frame). (The guarded page fixture names any page error,
+    even when an expect here fails first.)"""
     state, link = large_state()
-    page, guard = open_page(browser, site_url, link)
+    page.goto(site_url + link)
+    wait_ready(page)
     expect(page.locator("#width")).to_have_value("64")
     expect(page.locator("#outputs-details")).not_to_have_attribute("open", "")
     values = page.evaluate("""() => {
@@ -615,13 +617,8 @@ def test_the_large_case_redraws_every_head_inside_the_input_event(browser, site_
     # eight runs alone did not show it again. The mouse's path is widening_past_16's; this test is the redraw's.
     page.locator("#outputs-details summary").press("Enter")
     expect(page.locator("#outputs-details")).to_have_attribute("open", "")
-    outputs = page.get_by_role("table", name="output after w_o", exact=True)
-    try:  # opening the folded outputs draws them now
-        expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.2f}")
-    except AssertionError as error:  # a Python error in the toggle's handler would otherwise go unsaid
-        raise AssertionError(f"{error}\nthe page's errors: {guard.problems()}") from None
-    page.context.close()
-    assert not guard.problems(), guard.problems()
+    outputs = page.get_by_role("table", name="output after w_o", exact=True)  # opening them draws them now
+    expect(outputs.locator("td").nth(64 * 3 + 10)).to_have_text(f"{result.outputs[3][10]:.2f}")
 
 
 def test_widening_past_16_folds_the_outputs_as_a_wide_link_does_and_they_open_again(reader):
