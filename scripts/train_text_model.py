@@ -1,15 +1,18 @@
-"""Train mha.text's character model with numpy and write py/mha/text/model.json (issue 27).
+"""Train mha.text's character models with numpy and write py/mha/text/model-SEED.json (issue 43).
 
-    python3 scripts/train_text_model.py                 # the full run: 30,000 steps, seed 0
+    python3 scripts/train_text_model.py --seed 0            # the full run for one seed
     python3 scripts/train_text_model.py --steps 300 --out /tmp/m.json --no-measure
 
 The model: characters -> embed + fixed sinusoidal positions -> LAYERS attention-only layers of
 HEADS heads (causal, no biases, no MLP, no LayerNorm) on the residual stream -> an untied readout
-with a bias. AdamW (torch's defaults but lr), batch 16, context 32. The corpus is built here from
-the seed: phase 1 is repeated random strings (a run of 4-16 characters written twice anywhere in
-the window); phase 2 mixes those (70%) with standard-library docstrings (15%) and generated agent
-transcripts with random ids (15%), the learning rate falling on a cosine. The prompt forms in
-UNSEEN_FORMS never reach training. One BLAS thread, float64: a rerun from the seed gives the same weights.
+with a bias. AdamW, batch 16. The context grows in STAGES (32, then 64, then 128 characters): the
+positions are fixed sinusoids, so what a head learned at 32 still means the same at 128, and the
+short stages cost a fraction of a long one. Each batch row is one of KINDS, drawn by the stage's mix:
+dense copies (random characters in which earlier runs are written again, at every distance the
+window allows), standard-library docstrings, docstrings with a random id written twice in them,
+and generated agent transcripts (a spec, a tool's result, a reply) in TRAINED_FORMS. The prompt
+forms in UNSEEN_FORMS and every tenth docstring never reach training. One BLAS thread, float64:
+a rerun from the seed gives the same weights.
 """
 
 import os
@@ -18,6 +21,8 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # before numpy loads: one thread, one order of sums
 
 import argparse  # noqa: E402
+import base64  # noqa: E402
+import functools  # noqa: E402
 import inspect  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
@@ -29,42 +34,51 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "py" / "mha" / "text" / "model.json"
+TEXT = ROOT / "py" / "mha" / "text"
 
 # Printable ASCII without upper case (lower-cased before reading) and without \ ^ ` | ~.
 VOCAB = "\n !\"#$%&'()*+,-./0123456789:;<=>?@[]_abcdefghijklmnopqrstuvwxyz{}"
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
-CONFIG = {"width": 32, "layers": 2, "heads": 2, "context": 32}
-STEPS, BATCH, LR, BETAS, WEIGHT_DECAY, EPS = 30_000, 16, 1e-2, (0.9, 0.999), 0.01, 1e-8
-RUN = (4, 16)  # the repeated run's length, in characters
-MIX = (0.7, 0.15, 0.15)  # phase 2: repeats, docstrings, transcripts (50/25/25: 54-60% of unseen forms, bench/NOTES.md)
-ID_LENGTH = 6  # the evaluation's ids; training's are 5-8 characters
-EVAL_COUNTS = {"trained_forms": 40, "unseen_forms": 40, "repeats": 200}
-DOCSTRING_CHARACTERS = 4000  # held-out docstring text kept in the file
+CONFIG = {"width": 64, "layers": 2, "heads": 4, "context": 128}
+# (context, steps, mix of KINDS): the context grows; copying forms at 32 on copies alone (bench/NOTES.md)
+STAGES = ((32, 8000, (1.0, 0.0, 0.0, 0.0)), (64, 4000, (0.6, 0.2, 0.1, 0.1)), (128, 8000, (0.4, 0.25, 0.1, 0.25)))
+BATCH, LR, WARMUP, BETAS, WEIGHT_DECAY, EPS = 16, 3e-3, 300, (0.9, 0.999), 0.01, 1e-8
+KINDS = ("copies", "docs", "docs_ids", "transcripts")
+MIX = (0.4, 0.25, 0.1, 0.25)  # the shares of KINDS in a stage given without its own (--steps, --stages)
+RUN = (3, 16)  # a dense copy's run, in characters
+ID_LENGTH = 6  # the evaluation's ids; training's are 4-9 characters
+MIN_DISTANCE = 64  # the evaluation's ids are written again this many characters or more after the first
+EVAL_COUNTS = {"trained_forms": 20, "unseen_forms": 20, "repeats": 120, "brackets": 200}
+DOCSTRING_CHARACTERS = 6000  # held-out docstring text kept in the file
 
-# Agent transcripts: a user asks about an id, a tool is called with it and answers with it, the reply
-# repeats it. Evaluation cuts each at the end of the id's second occurrence, which must fit the context.
+# Agent transcripts: a spec line with an id, a tool's result (filler: a docstring line), a reply that repeats the
+# id. {fill} is a stretch of docstring text: training's from training docstrings, evaluation's from held-out ones,
+# long enough that the reply's id is MIN_DISTANCE or more characters after the spec's.
 TRAINED_FORMS = (
-    'u: where is {id}?\na: {id} is here',
-    'get {id}\n{{"id":"{id}","ok":true}}',
-    'call find("{id}")\ntool: {id} found',
-    '{{"user":"{id}"}}\nreply: {id} ok',
-    'q: is {id} done?\nt: {id} done',
-    'lookup {id}\n> {id}: shipped',
+    'user: where is order {id}?\ntool: {fill}\nai: order {id} is',
+    'spec: fetch("{id}")\n{{"log":"{fill}"}}\nreply: fetched {id}',
+    'call find({id})\nresult: {fill}\nanswer: {id} found',
+    '{{"user":"{id}","note":"{fill}"}}\nreply: {id} ok',
+    'q: is {id} done?\ntool says: {fill}\na: {id} done',
+    'lookup {id}\n> {fill}\n> {id}: shipped',
 )
-UNSEEN_FORMS = (  # kept out of training: other words, other punctuation, the id further back
-    'ticket {id} closed. ref {id}',
-    '[{id}] saved; id={id}',
-    'id={id}\nstatus: ok\necho {id}',
-    'send {id} to queue, got {id}',
-    '{id}: new row\nrow {id} added',
+UNSEEN_FORMS = (  # kept out of training: other words, other punctuation
+    'ticket {id} opened. {fill}. closed ticket {id}',
+    '[{id}] saved; log=({fill}); id={id}',
+    'task: {id}\nstdout: {fill}\necho {id}',
+    'send {id} to queue <{fill}> got {id}',
+    '{id}: new row\n# {fill}\nrow {id} added',
 )
 DOCSTRING_MODULES = ("json", "os", "re", "collections", "itertools", "functools", "string", "textwrap", "random",
                      "math", "pathlib", "datetime", "shutil", "argparse", "logging", "typing", "dataclasses",
                      "heapq", "bisect", "csv", "zipfile", "urllib.parse", "statistics", "fractions", "difflib",
                      "queue", "copy", "enum", "contextlib", "io", "glob", "fnmatch", "tempfile", "base64",
-                     "calendar", "operator", "pprint", "inspect", "tarfile", "html")
+                     "calendar", "operator", "pprint", "inspect", "tarfile", "html", "email", "http.client",
+                     "sqlite3", "subprocess", "threading", "asyncio", "unittest", "decimal", "hashlib", "socket",
+                     "struct", "time", "types", "weakref", "xml.etree.ElementTree", "zlib", "gzip", "codecs",
+                     "locale", "platform", "sys", "traceback", "warnings", "abc", "numbers", "shlex", "uuid")
 HELD_OUT_EVERY = 10  # every tenth docstring is held out
+OPENERS = {'"': '"', "(": ")", "[": "]", "{": "}"}  # the brackets probe: what closes each
 
 
 # --- the corpus -------------------------------------------------------------------------------
@@ -74,11 +88,16 @@ def encode(text):
     return np.array([VOCAB.index(c) for c in text], dtype=np.int64)
 
 
+def decode(tokens):
+    return "".join(VOCAB[t] for t in tokens)
+
+
 def clean(text):
     """Lower-cased, tabs as spaces, anything outside VOCAB dropped."""
     return "".join(c for c in text.lower().replace("\t", " ") if c in VOCAB)
 
 
+@functools.cache
 def docstrings():
     """(training text, held-out text): the docstrings of DOCSTRING_MODULES and their public names, cleaned."""
     import importlib
@@ -95,92 +114,119 @@ def docstrings():
                 docs.append(doc)
     held = [d for i, d in enumerate(docs) if i % HELD_OUT_EVERY == 0]
     train = [d for i, d in enumerate(docs) if i % HELD_OUT_EVERY]
-    return "\n\n".join(train), "\n\n".join(held)[:DOCSTRING_CHARACTERS]
+    return "\n\n".join(train), "\n\n".join(held)
 
 
 def random_id(rng, length):
     return "".join(ID_CHARS[i] for i in rng.integers(0, len(ID_CHARS), length))
 
 
-def repeat(rng, length, distinct=False):
-    """`length` random vocabulary characters with a run of RUN characters written twice anywhere:
-    (tokens, first, second, run).
-
-    distinct (the held-out probe's repeats, as section 8's task has them): the run's characters differ
-    from each other and from every other character of the window, so each character of the second copy
-    has one earlier occurrence, and "the character after it" is one position.
-    """
-    run = int(rng.integers(RUN[0], RUN[1] + 1))
-    if distinct:
-        chars = rng.permutation(len(VOCAB))
-        tokens = rng.choice(chars[run:], length)  # the window: none of the run's characters
-    else:
-        tokens = rng.integers(0, len(VOCAB), length)
-    first = int(rng.integers(0, length - 2 * run + 1))
-    second = int(rng.integers(first + run, length - run + 1))
-    if distinct:
-        tokens[first:first + run] = chars[:run]
-    tokens[second:second + run] = tokens[first:first + run]
-    return tokens, first, second, run
+def copies(rng, length):
+    """`length` random characters in which earlier runs of RUN characters are written again, from any distance:
+    after a fresh start, each run is a copy of an earlier stretch (half the time) or fresh characters."""
+    tokens = list(rng.integers(0, len(VOCAB), int(rng.integers(8, 24))))
+    while len(tokens) < length:
+        run = int(rng.integers(RUN[0], RUN[1] + 1))
+        if rng.random() < 0.5:
+            start = int(rng.integers(0, max(len(tokens) - run, 0) + 1))
+            tokens += tokens[start:start + run]
+        else:
+            tokens += list(rng.integers(0, len(VOCAB), run))
+    return np.array(tokens[:length], dtype=np.int64)
 
 
-def transcript(rng, length):
-    """`length` characters of transcripts in TRAINED_FORMS with fresh ids, from a random point of the first."""
+def fill(rng, docs, length):
+    """`length` characters of docs from a random point, newlines as spaces (a tool's one-line result)."""
+    start = int(rng.integers(0, len(docs) - length))
+    return docs[start:start + length].replace("\n", " ")
+
+
+def docs_with_id(rng, docs, length):
+    """A docstring window with one random id written at two points, any distance apart."""
+    ident = random_id(rng, int(rng.integers(4, 10)))
+    text = fill(rng, docs, length).replace(" ", "\n", int(rng.integers(0, 3)))
+    a, b = sorted(rng.choice(length - len(ident), 2, replace=False))
+    text = text[:a] + " " + ident + " " + text[a:b] + " " + ident + " " + text[b:]
+    return encode(text[:length])
+
+
+def transcript(rng, docs, length):
+    """`length` characters of transcripts in TRAINED_FORMS with fresh ids and fills, from a random point."""
     text = ""
     while len(text) < 2 * length:
         form = TRAINED_FORMS[int(rng.integers(0, len(TRAINED_FORMS)))]
-        text += form.format(id=random_id(rng, int(rng.integers(5, 9)))) + "\n"
-    start = int(rng.integers(0, len(text) - 2 * length + 1)) if len(text) > 2 * length else 0
+        text += form.format(id=random_id(rng, int(rng.integers(4, 10))),
+                            fill=fill(rng, docs, int(rng.integers(8, 90)))) + "\n"
+    start = int(rng.integers(0, len(text) - 2 * length + 1))
     return encode(text[start:start + length])
 
 
-def window(rng, corpus, length):
-    start = int(rng.integers(0, len(corpus) - length))
-    return corpus[start:start + length]
-
-
-def batch(rng, phase, docs, context=CONFIG["context"], size=BATCH, mix=MIX):
+def batch(rng, docs, context, mix=MIX, size=BATCH):
     """size x (context + 1) token ids: inputs are [:, :-1], targets [:, 1:]."""
     rows = []
     for _ in range(size):
-        kind = 0 if phase == 1 else int(rng.choice(3, p=mix))
-        if kind == 0:
-            rows.append(repeat(rng, context + 1)[0])
-        elif kind == 1:
-            rows.append(window(rng, docs, context + 1))
+        kind = KINDS[int(rng.choice(len(KINDS), p=mix))]
+        if kind == "copies":
+            rows.append(copies(rng, context + 1))
+        elif kind == "docs":
+            rows.append(encode(fill(rng, docs, context + 1)) if rng.random() < 0.5 else
+                        encode(docs[(s := int(rng.integers(0, len(docs) - context - 1))):s + context + 1]))
+        elif kind == "docs_ids":
+            rows.append(docs_with_id(rng, docs, context + 1))
         else:
-            rows.append(transcript(rng, context + 1))
+            rows.append(transcript(rng, docs, context + 1))
     return np.stack(rows)
 
 
-def prompt(form, rng):
-    """{"text", "first", "second", "length"}: form with a fresh ID_LENGTH id, cut at the end of its second copy."""
+# --- the held-out sets --------------------------------------------------------------------------
+
+def prompt(form, rng, held, context):
+    """{"text", "first", "second", "length"}: form with a fresh ID_LENGTH id and a held-out fill as long as
+    keeps the second copy MIN_DISTANCE or more after the first and the prompt within the context, cut at the end
+    of the id's second copy."""
     ident = random_id(rng, ID_LENGTH)
     head, _, tail = form.partition("{id}")
     middle = tail.partition("{id}")[0]
-    text = (head + ident + middle + ident).replace("{{", "{").replace("}}", "}")
-    first = len(head.replace("{{", "{").replace("}}", "}"))
+
+    def unbrace(s):
+        return s.replace("{{", "{").replace("}}", "}")
+    bare = len(unbrace(middle.replace("{fill}", "")))
+    size = int(rng.integers(max(MIN_DISTANCE - ID_LENGTH - bare, 8), context - len(unbrace(head)) - 2 * ID_LENGTH
+                            - bare + 1))
+    text = unbrace(head) + ident + unbrace(middle).replace("{fill}", fill(rng, held, size)) + ident
+    first = len(unbrace(head))
     second = len(text) - ID_LENGTH
+    assert second - first >= MIN_DISTANCE and len(text) <= context, (form, len(text))
     return {"text": text, "first": first, "second": second, "length": ID_LENGTH}
 
 
-def evaluation(seed, held_docs, bigram_counts, context=CONFIG["context"]):
+def repeat(rng, length):
+    """A held-out induction probe, as section 8's task has it: `length` random characters with a run of 4-16
+    distinct characters, found nowhere else in the window, written twice, the copies at least length / 8 apart:
+    {"text", "first", "second", "length"}."""
+    run, gap = int(rng.integers(4, min(16, length // 4) + 1)), length // 8
+    chars = rng.permutation(len(VOCAB))
+    tokens = rng.choice(chars[run:], length)
+    first = int(rng.integers(0, length - 2 * run - gap + 1))
+    second = int(rng.integers(first + run + gap, length - run + 1))
+    tokens[first:first + run] = chars[:run]
+    tokens[second:second + run] = chars[:run]
+    return {"text": decode(tokens), "first": first, "second": second, "length": run}
+
+
+def evaluation(seed, held, bigram_counts, context):
     """The held-out sets, as text: drawn from their own stream of the seed, never from training's."""
     rng = np.random.default_rng([seed, 1])
-    sets = {"trained_forms": [prompt(TRAINED_FORMS[i % len(TRAINED_FORMS)], rng)
-                              for i in range(EVAL_COUNTS["trained_forms"] * len(TRAINED_FORMS))],
-            "unseen_forms": [prompt(UNSEEN_FORMS[i % len(UNSEEN_FORMS)], rng)
-                             for i in range(EVAL_COUNTS["unseen_forms"] * len(UNSEEN_FORMS))],
-            "repeats": []}
-    for _ in range(EVAL_COUNTS["repeats"]):
-        tokens, first, second, run = repeat(rng, context, distinct=True)
-        sets["repeats"].append({"text": "".join(VOCAB[t] for t in tokens), "first": first, "second": second,
-                                "length": run})
-    for item in sets["trained_forms"] + sets["unseen_forms"]:
-        assert len(item["text"]) <= context, f"{item['text']!r} does not fit the context of {context}"
-    sets["docstrings"] = held_docs
-    sets["bigram_counts"] = bigram_counts
-    return sets
+    held_fill = held[DOCSTRING_CHARACTERS:]  # the fills: held-out docstrings, not the bits-per-character text
+    return {
+        "trained_forms": [prompt(TRAINED_FORMS[i % len(TRAINED_FORMS)], rng, held_fill, context)
+                          for i in range(EVAL_COUNTS["trained_forms"] * len(TRAINED_FORMS))],
+        "unseen_forms": [prompt(UNSEEN_FORMS[i % len(UNSEEN_FORMS)], rng, held_fill, context)
+                         for i in range(EVAL_COUNTS["unseen_forms"] * len(UNSEEN_FORMS))],
+        "repeats": [repeat(rng, context) for _ in range(EVAL_COUNTS["repeats"])],
+        "docstrings": held[:DOCSTRING_CHARACTERS],
+        "bigram_counts": bigram_counts,
+    }
 
 
 def bigrams(text):
@@ -193,12 +239,18 @@ def bigrams(text):
 
 # --- the model --------------------------------------------------------------------------------
 
+@functools.cache
 def sinusoids(context, width):
     """[i][2j] = sin(i / 10000^(2j / width)), [i][2j + 1] = cos of the same."""
     angle = np.arange(context)[:, None] / 10000 ** (np.arange(0, width, 2)[None, :] / width)
     positions = np.zeros((context, width))
     positions[:, 0::2], positions[:, 1::2] = np.sin(angle), np.cos(angle)
     return positions
+
+
+@functools.cache
+def causal(context):
+    return np.tril(np.ones((context, context), dtype=bool))
 
 
 def init(rng, vocab, width, layers):
@@ -219,7 +271,7 @@ def forward(params, tokens, targets, heads, off=()):
     width = params["embed"].shape[1]
     hw, layers = width // heads, sum(1 for key in params if key.endswith(".w_q"))
     x = params["embed"][tokens] + sinusoids(T, width)[None]
-    mask = np.tril(np.ones((T, T), dtype=bool))
+    mask = causal(T)
     saved = []
     for layer in range(layers):
         def split(m):  # (B, T, d) -> (B, heads, T, hw)
@@ -237,7 +289,7 @@ def forward(params, tokens, targets, heads, off=()):
     logits -= logits.max(-1, keepdims=True)
     probs = np.exp(logits)
     probs /= probs.sum(-1, keepdims=True)
-    loss = -np.log(np.take_along_axis(probs, targets[..., None], -1)).mean()
+    loss = None if targets is None else -np.log(np.take_along_axis(probs, targets[..., None], -1)).mean()
     return loss, (tokens, targets, x, probs, saved, heads)
 
 
@@ -266,48 +318,79 @@ def backward(params, cache):
             d = d.transpose(0, 2, 1, 3).reshape(B, T, width)         # (B, heads, T, hw) -> (B, T, d)
             grads[f"{layer}.{name}"] = x_in.reshape(-1, width).T @ d.reshape(-1, width)
             dx = dx + d @ params[f"{layer}.{name}"].T
-    grads["embed"] = np.zeros_like(params["embed"])
-    np.add.at(grads["embed"], tokens, dx)
+    onehot = np.zeros((B * T, params["embed"].shape[0]))
+    onehot[np.arange(B * T), tokens.reshape(-1)] = 1.0
+    grads["embed"] = onehot.T @ dx.reshape(-1, width)  # each row: the sum of dx where that character is
     return grads
 
 
-def learning_rate(step, steps):
-    """LR through the first half, then a cosine from LR down to 0 over the second."""
-    half = steps // 2
-    return LR if step < half else LR * 0.5 * (1 + math.cos(math.pi * (step - half) / max(steps - half, 1)))
+def learning_rate(step, steps, lr=LR):
+    """A linear warm-up over WARMUP steps, then a cosine from lr down to lr / 20 at the last step."""
+    if step < WARMUP:
+        return lr * (step + 1) / WARMUP
+    done = (step - WARMUP) / max(steps - WARMUP, 1)
+    return lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * done)))
 
 
-def train(seed=0, steps=STEPS, config=CONFIG, log=None, mix=MIX):
+def quick_copy(params, heads, prompts):
+    """The share of ids' characters 2 on that the model guesses right at their second copy (numpy, for the log)."""
+    right = total = 0
+    for item in prompts:
+        tokens = encode(item["text"])[None]
+        probs = forward(params, tokens, None, heads)[1][3][0]
+        guess = probs.argmax(-1)
+        for k in range(1, item["length"]):
+            right += guess[item["second"] + k - 1] == tokens[0, item["second"] + k]
+            total += 1
+    return right / total
+
+
+def train(seed=0, stages=STAGES, config=CONFIG, log=None, mix=MIX, lr=LR):
     """(params, losses): AdamW as torch does it (decay p by lr * weight_decay, then the Adam step)."""
     rng = np.random.default_rng([seed, 0])
-    docs = encode(docstrings()[0])
+    train_docs, held = docstrings()
     params = init(rng, len(VOCAB), config["width"], config["layers"])
     moments = {key: (np.zeros_like(p), np.zeros_like(p)) for key, p in params.items()}
-    losses = []
-    for step in range(steps):
-        data = batch(rng, 1 if step < steps // 2 else 2, docs, config["context"], mix=mix)
-        loss, cache = forward(params, data[:, :-1], data[:, 1:], config["heads"])
-        grads = backward(params, cache)
-        lr, t = learning_rate(step, steps), step + 1
-        for key, p in params.items():
-            m, v = moments[key]
-            m *= BETAS[0]
-            m += (1 - BETAS[0]) * grads[key]
-            v *= BETAS[1]
-            v += (1 - BETAS[1]) * grads[key] ** 2
-            p *= 1 - lr * WEIGHT_DECAY
-            p -= lr * (m / (1 - BETAS[0] ** t)) / (np.sqrt(v / (1 - BETAS[1] ** t)) + EPS)
-        losses.append(float(loss))
-        if log and (step + 1) % 1000 == 0:
-            log(f"step {step + 1}: loss {np.mean(losses[-1000:]):.3f}")
+    losses, steps = [], sum(stage[1] for stage in stages)
+    probe = None
+    if log:
+        sets = evaluation(seed, held, [], config["context"])
+        probe = sets["unseen_forms"][:40]
+    step = 0
+    for context, count, *stage_mix in stages:
+        for _ in range(count):
+            data = batch(rng, train_docs, context, stage_mix[0] if stage_mix else mix)
+            loss, cache = forward(params, data[:, :-1], data[:, 1:], config["heads"])
+            grads = backward(params, cache)
+            rate, t = learning_rate(step, steps, lr), step + 1
+            for key, p in params.items():
+                m, v = moments[key]
+                m *= BETAS[0]
+                m += (1 - BETAS[0]) * grads[key]
+                v *= BETAS[1]
+                v += (1 - BETAS[1]) * grads[key] ** 2
+                p *= 1 - rate * WEIGHT_DECAY
+                p -= rate * (m / (1 - BETAS[0] ** t)) / (np.sqrt(v / (1 - BETAS[1] ** t)) + EPS)
+            losses.append(float(loss))
+            step += 1
+            if log and step % 500 == 0:
+                log(f"step {step} (context {context}): loss {np.mean(losses[-500:]):.3f}, unseen copy "
+                    f"{quick_copy(params, config['heads'], probe):.1%}")
     return params, losses
 
 
 # --- the file ---------------------------------------------------------------------------------
 
-def shipped(x):
-    """A weight as written to model.json: 8 significant digits (about 1e-8 of it: well under 1e-6)."""
-    return float(f"{x:.8g}")
+def packed(m):
+    """A matrix (or a vector, as one row) as the model's file holds it: its float32 bytes, little-endian, row by
+    row, in base64 (mha.text.model.unpack reads it back)."""
+    m = np.atleast_2d(m)
+    return {"shape": list(m.shape), "float32": base64.b64encode(m.astype("<f4").tobytes()).decode("ascii")}
+
+
+def as_shipped(params):
+    """The weights as the file holds them (float32), back in float64: what mha reads, and what is measured."""
+    return {key: p.astype(np.float32).astype(np.float64) for key, p in params.items()}
 
 
 def loss_curve(losses, steps):
@@ -316,12 +399,11 @@ def loss_curve(losses, steps):
     return every, [round(float(np.mean(losses[i:i + every])), 4) for i in range(0, len(losses), every)]
 
 
-def model_data(params, curve, seed, steps, seconds, config=CONFIG, mix=MIX, cpu_seconds=None):
-    """model.json's object, without measurements: vocabulary, shape, weights, how they were made, held-out sets."""
-    def rows(m):
-        return [[shipped(v) for v in row] for row in m.tolist()]
-    train_docs, held_docs = docstrings()
+def model_data(params, curve, seed, stages, seconds, config=CONFIG, mix=MIX, cpu_seconds=None, lr=LR):
+    """The model file's object, without measurements: vocabulary, shape, weights, how they were made, held-out sets."""
+    train_docs, held = docstrings()
     count = sum(p.size for p in params.values())
+    steps = sum(stage[1] for stage in stages)
     return {
         "vocab": VOCAB,
         "config": dict(config),
@@ -330,64 +412,114 @@ def model_data(params, curve, seed, steps, seconds, config=CONFIG, mix=MIX, cpu_
                   "python": platform.python_version(), "numpy": np.__version__,
                   "trainer": "scripts/train_text_model.py",
                   "loss_every": curve[0], "loss_curve": curve[1],
-                  "corpus": {"phase_1": f"steps 1-{steps // 2}: repeated random strings (a run of {RUN[0]}-{RUN[1]} "
-                                        "characters written twice anywhere in the window)",
-                             "phase_2": f"steps {steps // 2 + 1}-{steps}: {mix[0]:.0%} repeated random strings, "
-                                        f"{mix[1]:.0%} standard-library docstrings, {mix[2]:.0%} agent transcripts "
-                                        "with random ids; learning rate on a cosine to 0",
-                             "mix": list(mix), "docstring_modules": list(DOCSTRING_MODULES),
+                  "corpus": {"stages": [{"context": c, "steps": n, "mix": list(m[0] if m else mix)}
+                                        for c, n, *m in stages],
+                             "kinds": list(KINDS),
+                             "docstring_modules": list(DOCSTRING_MODULES),
                              "docstring_characters": len(train_docs),
                              "trained_forms": list(TRAINED_FORMS), "unseen_forms": list(UNSEEN_FORMS),
-                             "optimizer": f"AdamW lr {LR}, betas {BETAS}, weight decay {WEIGHT_DECAY}, batch {BATCH}"}},
-        "weights": {"embed": rows(params["embed"]),
-                    "layers": [{name: rows(params[f"{layer}.{name}"]) for name in ("w_q", "w_k", "w_v", "w_o")}
+                             "optimizer": f"AdamW lr {lr} (warm-up {WARMUP} steps, cosine to lr / 20), betas "
+                                          f"{BETAS}, weight decay {WEIGHT_DECAY}, batch {BATCH}"}},
+        "weights": {"embed": packed(params["embed"]),
+                    "layers": [{name: packed(params[f"{layer}.{name}"]) for name in ("w_q", "w_k", "w_v", "w_o")}
                                for layer in range(config["layers"])],
-                    "readout": rows(params["readout"]),
-                    "readout_bias": [shipped(v) for v in params["readout_bias"].tolist()]},
-        "evaluation": evaluation(seed, held_docs, bigrams(train_docs), config["context"]),
+                    "readout": packed(params["readout"]),
+                    "readout_bias": packed(params["readout_bias"])},
+        "evaluation": evaluation(seed, held, bigrams(train_docs), config["context"]),
     }
+
+
+def parse_stages(text):
+    """'32:8000:1/0/0/0,64:3000,128:6000' -> ((32, 8000, (1.0, 0.0, 0.0, 0.0)), (64, 3000), (128, 6000)): each
+    stage's context, steps and, if given, its own mix of KINDS."""
+    stages = []
+    for part in text.split(","):
+        context, steps, *mix = part.split(":")
+        stage = (int(context), int(steps))
+        if mix:
+            shares = tuple(float(x) for x in mix[0].split("/"))
+            if len(shares) != len(KINDS) or abs(sum(shares) - 1) > 1e-9:
+                raise argparse.ArgumentTypeError(f"a stage's mix is {len(KINDS)} shares that sum to 1: {mix[0]}")
+            stage += (shares,)
+        stages.append(stage)
+    return tuple(stages)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--steps", type=int, default=STEPS)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--stages", type=parse_stages, default=STAGES, metavar="CONTEXT:STEPS,...")
+    parser.add_argument("--steps", type=int, help="one stage of this many steps at the full context (a short check)")
+    parser.add_argument("--out", type=Path, help="default: py/mha/text/model-SEED.json")
     parser.add_argument("--width", type=int, default=CONFIG["width"])
     parser.add_argument("--heads", type=int, default=CONFIG["heads"])
-    parser.add_argument("--mix", type=float, nargs=3, default=MIX, metavar=("REPEATS", "DOCS", "TRANSCRIPTS"),
-                        help="phase 2's shares")
-    parser.add_argument("--no-measure", action="store_true", help="skip the (slow, pure Python) measurements")
-    parser.add_argument("--remeasure", type=Path, metavar="MODEL_JSON",
-                        help="no training: that file's weights, with this script's held-out sets, measured again")
+    parser.add_argument("--context", type=int, default=CONFIG["context"])
+    parser.add_argument("--lr", type=float, default=LR)
+    parser.add_argument("--mix", type=float, nargs=len(KINDS), default=MIX, metavar=tuple(k.upper() for k in KINDS))
+    parser.add_argument("--no-measure", action="store_true", help="skip the measurements")
+    parser.add_argument("--remeasure", type=Path, metavar="MODEL", help="measure a model file again; no training")
     args = parser.parse_args(argv)
     if args.remeasure:
-        old = json.loads(args.remeasure.read_text())
-        about, w = old["about"], old["weights"]
-        params = {"embed": np.array(w["embed"]), "readout": np.array(w["readout"]),
-                  "readout_bias": np.array(w["readout_bias"])}
-        params |= {f"{layer}.{name}": np.array(m) for layer, block in enumerate(w["layers"]) for name, m in block.items()}
-        data = model_data(params, (about["loss_every"], about["loss_curve"]), about["seed"], about["steps"],
-                          about["training_seconds"], old["config"], about["corpus"].get("mix", MIX),
-                          about.get("training_cpu_seconds"))
-    else:
-        start, cpu_start = time.perf_counter(), time.process_time()  # wall time swings with the machine's load
-        config = {**CONFIG, "width": args.width, "heads": args.heads}
-        params, losses = train(args.seed, args.steps, config, log=lambda line: print(line, flush=True), mix=args.mix)
-        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-        print(f"trained {args.steps} steps in {seconds:.1f} s ({args.steps / max(seconds, 1e-9):.1f} steps/s, "
-              f"{cpu_seconds:.0f} s of CPU)", flush=True)
-        data = model_data(params, loss_curve(losses, args.steps), args.seed, args.steps, seconds, config, args.mix,
-                          cpu_seconds)
+        return measure_file(args.remeasure)
+    out = args.out or TEXT / f"model-{args.seed}.json"
+    config = {**CONFIG, "width": args.width, "heads": args.heads, "context": args.context}
+    stages = ((config["context"], args.steps),) if args.steps else args.stages
+    start, cpu_start = time.perf_counter(), time.process_time()  # wall time swings with the machine's load
+    params, losses = train(args.seed, stages, config, log=lambda line: print(line, flush=True), mix=args.mix,
+                           lr=args.lr)
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    steps = sum(stage[1] for stage in stages)
+    print(f"trained {steps} steps in {seconds:.1f} s ({cpu_seconds:.0f} s of CPU)", flush=True)
+    data = model_data(params, loss_curve(losses, steps), args.seed, stages, seconds, config, args.mix, cpu_seconds,
+                      args.lr)
+    out.write_text(json.dumps(data, separators=(",", ":")) + "\n")  # the weights are kept if measuring fails
     if not args.no_measure:
-        sys.path.insert(0, str(ROOT / "py"))
-        import mha.text
-        begin = time.perf_counter()
-        data["measurements"] = mha.text.measure(mha.text.from_data(data))
-        print(f"measured in {time.perf_counter() - begin:.1f} s", flush=True)
-        print(json.dumps({key: data["measurements"][key] for key in ("copy", "heads", "bits_per_character")}))
-    args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1000:.0f} KB)")
+        measure_file(out)
+    print(f"wrote {out} ({out.stat().st_size / 1000:.0f} KB)")
+
+
+def unpacked(entry):
+    """packed's inverse, as float64: the matrix the file holds (a vector comes back as one row)."""
+    flat = np.frombuffer(base64.b64decode(entry["float32"]), dtype="<f4").astype(np.float64)
+    return flat.reshape(entry["shape"])
+
+
+def file_params(data):
+    """The trainer's params dict from a model file's weights."""
+    weights = data["weights"]
+    params = {"embed": unpacked(weights["embed"]), "readout": unpacked(weights["readout"]),
+              "readout_bias": unpacked(weights["readout_bias"])[0]}
+    for layer, names in enumerate(weights["layers"]):
+        for name, entry in names.items():
+            params[f"{layer}.{name}"] = unpacked(entry)
+    return params
+
+
+def measure_file(path):
+    """Measure a model file with mha.text.measure (numpy's forward pass as its reader) and write them into it."""
+    sys.path.insert(0, str(ROOT / "py"))
+    import mha.text
+    import mha.text_lesson
+    data = json.loads(path.read_text())
+    begin = time.perf_counter()
+    model, reader = mha.text.from_data(data), numpy_reader(file_params(data), data["config"])
+    data["measurements"] = mha.text.measure(model, reader=reader)
+    data["measurements"]["competition"] = mha.text_lesson.competition(model, reader)._asdict()
+    data["measurements"]["typical"] = mha.text_lesson.typical(model, reader=reader)._asdict()
+    print(f"measured in {time.perf_counter() - begin:.1f} s", flush=True)
+    print(json.dumps({key: data["measurements"][key] for key in ("tasks", "bits_per_character", "roles", "competition",
+                                                                 "dissociation")}))
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+
+
+def numpy_reader(params, config):
+    """mha.text.measure's reader, in numpy: text, off -> (probabilities, weights[layer][head]) as nested lists.
+    The same forward pass as mha.text.read (tests/unit check the two agree), only faster."""
+    def reader(text, off=()):
+        tokens = encode(text)[None]
+        _, (_, _, _, probs, saved, _) = forward(params, tokens, None, config["heads"], off)
+        return probs[0], [s[4][0] for s in saved]
+    return reader
 
 
 if __name__ == "__main__":

@@ -46,11 +46,30 @@ def test_gradients_match_central_differences(off):
         assert not grads["0.w_q"][:, width:].any() and not grads["0.w_v"][:, width:].any()
 
 
-def test_the_learning_rate_holds_then_falls_on_a_cosine():
+def test_the_learning_rate_warms_up_then_falls_on_a_cosine_to_a_twentieth():
     t = trainer()
-    assert t.learning_rate(0, 100) == t.learning_rate(49, 100) == t.LR
-    assert t.learning_rate(75, 100) == pytest.approx(t.LR / 2)
-    assert t.learning_rate(99, 100) < 0.001 * t.LR
+    steps, warm = 10_300, t.WARMUP
+    assert t.learning_rate(0, steps) == pytest.approx(t.LR / warm)
+    assert t.learning_rate(warm - 1, steps) == pytest.approx(t.LR)
+    assert t.learning_rate(warm, steps) == pytest.approx(t.LR)
+    assert t.learning_rate(warm + 5000, steps) == pytest.approx(t.LR * (0.05 + 0.95 / 2))  # half-way down
+    assert t.learning_rate(steps, steps) == pytest.approx(t.LR / 20)
+
+
+def test_stages_are_read_with_their_own_mix_and_a_bad_mix_is_refused():
+    t = trainer()
+    assert t.parse_stages("32:800:1/0/0/0,128:50") == ((32, 800, (1.0, 0.0, 0.0, 0.0)), (128, 50))
+    with pytest.raises(Exception, match="sum to 1"):
+        t.parse_stages("32:800:0.5/0/0/0")
+
+
+def test_the_packed_weights_read_back_as_the_float32_numbers_they_hold():
+    t = trainer()
+    m = np.random.default_rng(0).standard_normal((3, 5))
+    back = t.unpacked(t.packed(m))
+    assert back.shape == (3, 5) and np.array_equal(back, m.astype(np.float32).astype(np.float64))
+    import mha.text.model
+    assert mha.text.model.unpack(t.packed(m)) == back.tolist()
 
 
 def test_a_short_run_learns_and_a_second_run_from_its_seed_gives_the_same_weights(tmp_path):
