@@ -59,7 +59,7 @@ RENDER_MARK = re.compile(r"<!--render:([a-z0-9-]+)-->")      # a figure's pre-re
 SECTION_MARK = re.compile(r"<!--section:([a-z0-9-]+)-->")    # site/sections/NAME.html, one lesson section
 VALUE_MARK = re.compile(r"<!--value:([a-z0-9-]+)-->")        # a number in the prose, from figures.prose()
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
-WHEEL_SUFFIXES = (".py", ".json")  # what py/mha ships: modules, and package data such as mha/text/model.json
+WHEEL_SUFFIXES = (".py", ".json")  # what py/mha ships: modules, and package data such as mha/text/model-0.json
 WHEEL_TIME = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: the same sources give the same wheel
 SUB_PATH = "/lesson/"
 # The browser enforces "nothing is sent to a server": scripts, workers and connections from the

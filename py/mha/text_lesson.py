@@ -1,4 +1,5 @@
-"""The text model's lesson: its default prompt, and the two experiments the page runs on a reader's text.
+"""The text model's lesson: its default prompt, the experiment the page runs on a reader's text, and the
+measurements of the same experiments over many ids (typical, competition) that the trainer stores.
 
 An id is a whole word of letters and digits (at least MIN_ID) that a later word repeats: exactly, or (a
 near-duplicate the reader wrote) sharing its first MIN_ID or more characters and then going another way. The
@@ -8,10 +9,10 @@ shared start of a near-duplicate) and asks how the model goes on: the earlier co
 - near_duplicate_prompts(text, context): the prompt with one copy, with the earlier copy written twice
   (`k7q2xm k7q2xm`), and with it followed by a near-duplicate (`k7q2xm k7q3yn`); for a reader's own
   near-duplicate, the prompt as written, its two real ends compared.
-- moved_back_prompts(text, context): the prompt as written, against the same prompt with the earlier copy's line
-  up to it (`tool: k7q2xm`, label and all) moved to the start of a full context (padded with FILLER).
-- typical(model): the same experiments' medians over TYPICAL_COUNT seeded random ids in DEFAULT_FORM (one draw,
+- typical(model): the same experiment's medians over TYPICAL_COUNT seeded random ids in DEFAULT_FORM (one draw,
   the default id, is not a typical one).
+- competition(model): section 10's rule on this model: the id's median p with 0, 1, 2, 4, 8 lines of
+  near-duplicates (or, the control, unrelated ids) between it and the reply.
 
 read_steps() is mha.text.read one character at a time (mha.text.extend, the KV cache), a generator
 that yields after each, so a page can draw between them; probability() reads a continuation's
@@ -24,10 +25,10 @@ from typing import NamedTuple
 
 import mha.text
 
-DEFAULT_FORM = "tool: {0}\nai: {0}"  # a tool result's id, which the reply must repeat
-DEFAULT_PROMPT = DEFAULT_FORM.format("k7q2xm")
+# A spec line, a tool's result with an id in it, and a reply that repeats the id ({id}: where it goes)
+DEFAULT_FORM = 'spec: answer with the id\ntool: {"id":"{id}","state":"sent","items":[3,1]}\nai: sent {id}'
+DEFAULT_PROMPT = DEFAULT_FORM.replace("{id}", "k7q2xm")
 MIN_ID = 3
-FILLER = " and the log says it ran fine "  # what pads a moved id's text to the full context
 SWAP = "0123456789abcdefghijklmnopqrstuvwxyz"  # a near-duplicate's end: each character the next one here
 WORD = f"[{SWAP}]+"  # an id is a whole word of these (parsed text is lower case): a re pattern
 TYPICAL_COUNT, TYPICAL_SEED, TYPICAL_LENGTH = 60, 0, 6  # typical(): how many random ids, their seed, their length
@@ -121,25 +122,6 @@ def near_duplicate_prompts(text, context):
     return [("one", prompt), ("exact", inserted[0]), ("near", inserted[1])]
 
 
-def moved_back_prompts(text, context):
-    """(as written, moved, distance): the prompt; the prompt with the earlier copy's line up to the copy's end
-    (its label kept with it) moved to the start of a full context, FILLER (as much as fits) after it, then the rest
-    of the text; and how far back the earlier copy then is from the later word.
-    ValueError when there is no id, or the copy is already as far back as the context allows."""
-    found = _id_or_refuse(text)
-    prompt = text[:found.prompt_length]
-    line = text.rfind("\n", 0, found.first) + 1
-    after = found.first + len(found.text)
-    unit, rest = text[line:after], text[:line] + text[after:found.prompt_length]
-    room = context - len(prompt) - len(found.end)
-    if line == 0 and room <= 0:
-        raise ValueError(f"The id is already at the start of a full {context}-character context: it cannot move "
-                         f"further back.")
-    filler = (FILLER * (room // len(FILLER) + 1))[:room]
-    moved = unit + filler + rest
-    return prompt, moved, len(moved) - found.start - (found.first - line)
-
-
 class Typical(NamedTuple):
     """typical()'s medians, over `count` random ids: p of the earlier copy's end after one copy, after an exact
     repeat and after a near-duplicate, and how often the near-duplicate's greedy guesses write each end."""
@@ -166,20 +148,85 @@ def _median(values):
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def typical(model, ids=None, form=DEFAULT_FORM):
-    """The near-duplicate experiment on each id in form (typical_ids() by default): Typical, the medians."""
+def typical(model, ids=None, form=DEFAULT_FORM, reader=None):
+    """The near-duplicate experiment on each id in form (typical_ids() by default): Typical, the medians.
+    reader(text) -> (probabilities, weights), as mha.text.measure takes it (default: mha.text.read)."""
     one, exact, near, own, other = [], [], [], 0, 0
     for word in ids or typical_ids():
-        text = form.format(word)
+        text = form.replace("{id}", word)
         found = find_id(text)
         prompts = dict(near_duplicate_prompts(text, model.context))
-        one.append(mha.text.continuation_probability(model, prompts["one"], found.end).probability)
-        exact.append(mha.text.continuation_probability(model, prompts["exact"], found.end).probability)
-        trial = run_steps(trial_steps(model, prompts["near"], [found.end, found.near_end]))
-        near.append(trial.probabilities[found.end])
-        own += trial.copied == found.end
-        other += trial.copied == found.near_end
+        one.append(_teacher_forced(model, reader, prompts["one"], found.end)[0])
+        exact.append(_teacher_forced(model, reader, prompts["exact"], found.end)[0])
+        p_end, writes_end = _teacher_forced(model, reader, prompts["near"], found.end)
+        writes_near = _teacher_forced(model, reader, prompts["near"], found.near_end)[1]
+        near.append(p_end)
+        own += writes_end
+        other += writes_near and not writes_end
     return Typical(len(one), _median(one), _median(exact), _median(near), own, other)
+
+
+def _teacher_forced(model, reader, prompt, continuation):
+    """(P(continuation | prompt), whether the model's own guesses write it), from one reading of prompt and all of
+    the continuation but its last character (as trial_steps finds them, without the steps)."""
+    text = mha.text.parse_text(model, prompt + continuation[:-1])
+    rows = reader(text)[0] if reader else mha.text.read(model, text).probabilities
+    p, writes = 1.0, True
+    for i, c in enumerate(continuation):
+        row = rows[len(prompt) - 1 + i]
+        p *= row[model.vocab.index(c)]
+        writes = writes and max(range(len(row)), key=row.__getitem__) == model.vocab.index(c)
+    return p, writes
+
+
+COMPETITION_CHUNKS = (0, 1, 2, 4, 8)  # how many chunks competition() puts between the id and its reply
+COMPETITION_LINE = "log: {0}\n"  # one chunk
+COMPETITION_FORM = "tool: {0}\n{1}ai: {2}"  # the id, the chunks, the reply's first MIN_ID characters
+
+
+class Competition(NamedTuple):
+    """competition()'s medians over `count` ids: p of the id's end with each count of chunks between, for
+    near-duplicate chunks (the id's start, other ends) and for unrelated ids (the control)."""
+
+    count: int
+    chunks: tuple
+    near: list
+    unrelated: list
+
+
+def competition_prompt(word, others):
+    """(prompt, the id's end): the id in a tool line, one COMPETITION_LINE per word of `others`, and a reply that
+    has written the id's first MIN_ID characters."""
+    lines = "".join(COMPETITION_LINE.format(other) for other in others)
+    return COMPETITION_FORM.format(word, lines, word[:MIN_ID]), word[MIN_ID:]
+
+
+def competitors(word, count, kind, draw):
+    """`count` words to put between: near-duplicates (the id's first MIN_ID characters, then an end shifted
+    k + 1 places along SWAP for the k-th) or unrelated ids drawn from `draw` (a random.Random)."""
+    if kind == "near":
+        end = word[MIN_ID:]
+        return ["".join(word[:MIN_ID] + "".join(SWAP[(SWAP.index(c) + k + 1) % len(SWAP)] for c in end))
+                for k in range(count)]
+    return ["".join(draw.choice(SWAP) for _ in word) for _ in range(count)]
+
+
+def competition(model, reader=None, ids=None, chunks=COMPETITION_CHUNKS):
+    """Section 10's rule on the text model: over ids (typical_ids() by default), the median probability that the
+    reply writes the id's end, with 0, 1, 2, ... near-duplicate chunks between the id and the reply, and the same
+    with unrelated ids instead. reader(text) -> (probabilities, weights), as mha.text.measure takes it (default:
+    mha.text.read)."""
+    medians = {"near": [], "unrelated": []}
+    words = ids or typical_ids()
+    for kind in medians:
+        for count in chunks:
+            draw = random.Random(count)
+            values = []
+            for word in words:
+                prompt, end = competition_prompt(word, competitors(word, count, kind, draw))
+                values.append(_teacher_forced(model, reader, prompt, end)[0])
+            medians[kind].append(_median(values))
+    return Competition(len(words), tuple(chunks), medians["near"], medians["unrelated"])
 
 
 def _id_or_refuse(text):

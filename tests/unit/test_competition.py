@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 import mha
+import mha.text
 from figures import FIGURES, competition, prose, redrawn_by
 from mha.lesson import COMPETITION_DISTRACTORS, COMPETITION_QUERY, COMPETITION_RELEVANT
 from page.dom import check
@@ -288,20 +289,18 @@ def test_head_0s_row_and_the_paragraphs_that_give_it_away_wait_for_check(k):
         assert giveaway in held and source.count(giveaway) == 1, giveaway
 
 
-def test_the_near_duplicate_rule_cites_the_one_copy_baseline():
-    """Review item 13: the id's end with one copy before the prompt, 'tool: k7q2xm' then 'ai: k7q', written by
-    hand here: 0.57, above the 0.29 beside a near-duplicate the rule cites (and the 0.47 beside an exact repeat)."""
-    numbers = prose()
-    assert (numbers["text-one-id"], numbers["text-near-id"], numbers["text-exact-id"]) == ("0.57", "0.29", "0.47")
-    steps = mha.text_lesson.trial_steps(mha.text.load(), "tool: k7q2xm\nai: k7q", ["2xm"])
-    try:
-        while True:
-            next(steps)
-    except StopIteration as done:
-        assert f"{done.value.probabilities['2xm']:.2f}" == "0.57"
+def test_the_near_duplicate_rule_cites_each_seed_s_medians_with_none_and_eight_chunks_between():
+    """The rule's sentence is mha.text_lesson.competition's medians, stored in each model's measurements (and checked
+    against numpy in test_text_measurements): with no chunk, after 8 near-duplicates, after 8 unrelated ids."""
+    said = prose()["text-competition"]
+    for kind, at in (("near", 0), ("near", -1), ("unrelated", -1)):
+        values = [mha.text.load(seed).measurements["competition"][kind][at] for seed in mha.text.SEEDS]
+        printed = [f"{v:.2f}" if v >= 0.01 else f"{v:.{1 - math.floor(math.log10(v))}f}" for v in values]
+        assert f"{printed[0]}, {printed[1]} and {printed[2]}" in said
+    assert said.startswith("falls from ") and "after 8 near-duplicate lines" in said
     rule = SECTION.read_text()
     assert "a tie" not in rule and "equally good" not in rule
-    assert "(<!--value:text-one-id--> with one copy, <!--value:text-exact-id--> beside an exact repeat)" in rule
+    assert "<!--value:text-competition-->" in rule and "<!--render:fig-text-competition-->" in rule
 
 
 def test_the_chart_the_tables_and_the_sentence_redraw_when_the_count_changes():

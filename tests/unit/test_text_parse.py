@@ -26,7 +26,7 @@ BAD = [
     ("tab\there", "'\\t' (position 3) is not in the model's 65 characters"),
     ("a|b", "'|' (position 1) is not in the model's 65 characters"),
     ("İx", "'İ' (position 0) is not in the model's 65 characters"),  # lower-cases to two characters
-    ("x" * 33, "33 characters is longer than the model's context of 32"),
+    ("x" * 129, "129 characters is longer than the model's context of 128"),
     (["a"], "the text must be a string, got list"),
 ]
 
@@ -49,16 +49,16 @@ def test_every_public_function_checks_through_parse_text(call):
         call()
 
 
-def test_the_context_is_full_at_32_and_extend_refuses_one_more():
-    reading = mha.text.read(MODEL, "x" * 32)
-    assert len(reading.guess) == 32
-    with pytest.raises(ValueError, match="^33 characters is longer than the model's context of 32$"):
+def test_the_context_is_full_at_128_and_extend_refuses_one_more():
+    reading = mha.text.read(MODEL, "x" * 128)
+    assert len(reading.guess) == 128
+    with pytest.raises(ValueError, match="^129 characters is longer than the model's context of 128$"):
         mha.text.extend(MODEL, reading, "y")
 
 
 @pytest.mark.parametrize("off, sentence", [
-    ([(2, 0)], "head 2.0 does not exist: the model has layers 0-1, heads 0-1 in each"),
-    ([(0, 2)], "head 0.2 does not exist: the model has layers 0-1, heads 0-1 in each"),
+    ([(2, 0)], "head 2.0 does not exist: the model has layers 0-1, heads 0-3 in each"),
+    ([(0, 4)], "head 0.4 does not exist: the model has layers 0-1, heads 0-3 in each"),
     ([3], "a head is a (layer, head) pair, got 3"),
 ])
 def test_a_head_the_model_lacks_is_refused(off, sentence):
@@ -70,13 +70,13 @@ def test_a_head_the_model_lacks_is_refused(off, sentence):
 def test_the_experiments_refuse_what_they_cannot_do():
     with pytest.raises(ValueError, match="^count must be a whole number of at least 1, got 0$"):
         mha.text.greedy(MODEL, "abc", 0)
-    with pytest.raises(ValueError, match="^30 characters and 3 more to read is longer than the model's context of 32$"):
-        mha.text.greedy(MODEL, "x" * 30, 4)
-    assert len(mha.text.greedy(MODEL, "x" * 30, 3).text) == 3  # the last pick is never read back in
+    with pytest.raises(ValueError, match="^126 characters and 3 more to read is longer than the model's context of 128$"):
+        mha.text.greedy(MODEL, "x" * 126, 4)
+    assert len(mha.text.greedy(MODEL, "x" * 126, 3).text) == 3  # the last pick is never read back in
     with pytest.raises(ValueError, match="^the text is empty"):
         mha.text.continuation_probability(MODEL, "abc", "")
-    with pytest.raises(ValueError, match="^33 characters is longer than the model's context of 32$"):
-        mha.text.continuation_probability(MODEL, "x" * 30, "abc")
+    with pytest.raises(ValueError, match="^129 characters is longer than the model's context of 128$"):
+        mha.text.continuation_probability(MODEL, "x" * 126, "abc")
 
 
 def test_the_experiments_are_the_reading_s_own_probabilities():

@@ -5,17 +5,24 @@ layer q, k, v = x W (heads: consecutive slices of head_width), causal softmax(q 
 a head switched off writes zeros, x += concat W_o; logits = x W_readout + bias.
 """
 
+import base64
 import json
 from pathlib import Path
 
 import numpy as np
 
-MODEL = Path(__file__).resolve().parents[2] / "py" / "mha" / "text" / "model.json"
+TEXT = Path(__file__).resolve().parents[2] / "py" / "mha" / "text"
+SEEDS = (0, 1, 2)
 
 
-def shipped():
-    """model.json, decoded."""
-    return json.loads(MODEL.read_text())
+def shipped(seed=0):
+    """model-SEED.json, decoded (its weights still packed)."""
+    return json.loads((TEXT / f"model-{seed}.json").read_text())
+
+
+def matrix(entry):
+    """A packed matrix, {"shape", "float32": base64 of little-endian float32, row by row}, as float64 numpy."""
+    return np.frombuffer(base64.b64decode(entry["float32"]), dtype="<f4").astype(np.float64).reshape(entry["shape"])
 
 
 def encode(data, texts, length=None):
@@ -36,11 +43,11 @@ def forward(data, ids, off=()):
     B, T = ids.shape
     angle = np.arange(T)[:, None] / np.power(10000.0, np.arange(0, d, 2) / d)[None, :]
     positions = np.stack([np.sin(angle), np.cos(angle)], axis=-1).reshape(T, d)  # sin, cos interleaved
-    x = np.array(w["embed"])[ids] + positions
+    x = matrix(w["embed"])[ids] + positions
     future = np.triu(np.ones((T, T), dtype=bool), 1)
     weights = {}
     for layer, block in enumerate(w["layers"]):
-        q, k, v = (np.einsum("btd,de->bte", x, np.array(block[name])).reshape(B, T, heads, hw)
+        q, k, v = (np.einsum("btd,de->bte", x, matrix(block[name])).reshape(B, T, heads, hw)
                    for name in ("w_q", "w_k", "w_v"))
         outs = []
         for h in range(heads):
@@ -50,5 +57,5 @@ def forward(data, ids, off=()):
             a /= a.sum(-1, keepdims=True)
             weights[layer, h] = a
             outs.append(np.zeros((B, T, hw)) if (layer, h) in off else np.einsum("bij,bje->bie", a, v[:, :, h]))
-        x = x + np.einsum("bte,ed->btd", np.concatenate(outs, -1), np.array(block["w_o"]))
-    return np.einsum("btd,dv->btv", x, np.array(w["readout"])) + np.array(w["readout_bias"]), weights
+        x = x + np.einsum("bte,ed->btd", np.concatenate(outs, -1), matrix(block["w_o"]))
+    return np.einsum("btd,dv->btv", x, matrix(w["readout"])) + matrix(w["readout_bias"])[0], weights

@@ -10,16 +10,16 @@ Two attention-only layers of two heads on a residual stream of width 32, context
 the vocabulary, an empty text or one longer than the context is a ValueError (parse_text).
 """
 
-from .model import TextModel, from_data, load, parse_off, parse_text, sinusoids
+from .model import DEFAULT_SEED, SEEDS, TextModel, from_data, load, parse_off, parse_seed, parse_text, sinusoids
 from .reading import Reading, extend, read
 from .experiments import Continuation, Greedy, continuation_probability, greedy
-from .measure import (bigram_bits, bits_per_character, copy_accuracy, head_scores, induction_positions, measure,
-                      name_heads)
+from .measure import (PROBES, ROLE_LIFT, ROLE_MIN, bigram_bits, bits_per_character, close_probability, copy_accuracy, dissociation,
+                      head_scores, induction_positions, measure, probe_keys, roles)
 
 __all__ = (
-    "TextModel", "from_data", "load", "parse_off", "parse_text", "sinusoids",
+    "DEFAULT_SEED", "SEEDS", "TextModel", "from_data", "load", "parse_off", "parse_seed", "parse_text", "sinusoids",
     "Reading", "extend", "read",
     "Continuation", "Greedy", "continuation_probability", "greedy",
-    "bigram_bits", "bits_per_character", "copy_accuracy", "head_scores", "induction_positions", "measure",
-    "name_heads",
+    "PROBES", "ROLE_LIFT", "ROLE_MIN", "bigram_bits", "bits_per_character", "close_probability", "copy_accuracy", "dissociation",
+    "head_scores", "induction_positions", "measure", "probe_keys", "roles",
 )

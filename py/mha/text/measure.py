@@ -1,29 +1,91 @@
-"""What the shipped model does, measured on its held-out sets (the trainer calls measure() once).
+"""What a shipped model does, measured on its held-out sets (the trainer calls measure() once per seed).
 
-- copy: of a repeated id, the characters from the second on, guessed right at the id's second
-  occurrence (teacher-forced), on prompt forms it trained on and forms it never saw.
-- head scores on held-out repeated random strings: previous-token (section 8's definition) and
-  induction, attention from a character of the second copy to the character after its first occurrence.
-- bits per character on held-out docstrings, beside a bigram model counted on the training docstrings.
+Probes: where each head puts its weight, scored on held-out docstrings (and, for induction, on held-out
+repeated random strings). Each probe names, for a query row, the keys that count; a head's score is the
+weight it puts on them, averaged over the rows the probe applies to. Beside each, what weights spread evenly
+over the row's keys would score: a score far above that is a pattern, not an accident of counting.
+
+- previous_token: row i, key i - 1.
+- same_character: row i, every earlier key j < i holding the same character (the row's own key left out).
+- word_start: row i two or more characters into a word of letters and digits, key: that word's first character.
+- bracket: row i inside a quote or bracket opened two or more characters before (the innermost one), key: it.
+- induction: in the second copy of a repeated run, key: the character after the same one in the first copy.
+
+Tasks, each also measured with each head switched off:
+- copy: of a repeated id, the characters from the second on, guessed right at its second occurrence
+  (MIN_DISTANCE or more characters after the first), on prompt forms it trained on and forms it never saw.
+- close: the probability given to the character that closes a quote or bracket, where the held-out docstrings
+  close one (opened in the same piece, two or more characters before).
+- bits per character on held-out docstrings, beside an add-one bigram model counted on the training docstrings.
+
+measure(model, reader=...) takes another reader of the same forward pass (the trainer passes numpy's):
+reader(text, off) -> (probabilities, weights), as mha.text.read gives them.
 """
 
 import math
+from types import MappingProxyType
 
-from ..training.probes import previous_token_score
-from ..training.roles import INDUCTION_MIN, PREVIOUS_TOKEN_MIN
 from .reading import read
 
+PROBES = ("previous_token", "same_character", "word_start", "bracket", "induction")
+OPENERS = MappingProxyType({'"': '"', "(": ")", "[": "]", "{": "}"})  # what opens, and what closes it
+ROLE_MIN, ROLE_LIFT = 0.1, 4  # a role: a probe scoring ROLE_MIN or more, ROLE_LIFT times even weights' or more
+HALF, LITTLE = 0.5, 0.1  # a double dissociation: one head off costs one task HALF or more, the other under LITTLE
 
-def copy_accuracy(model, prompts, off=()):
-    """(right, total) over prompts, each {"text", "second", "length"}: the id of `length` characters at
-    text[second:]; its characters 1..length-1 count, each right when the guess after the one before is it."""
-    right = total = 0
-    for prompt in prompts:
-        guess, text, second = read(model, prompt["text"], off).guess, prompt["text"], prompt["second"]
-        for k in range(1, prompt["length"]):
-            right += guess[second + k - 1] == text[second + k]
-            total += 1
-    return right, total
+
+def pure_reader(model):
+    """mha.text.read as measure() calls it: (text, off) -> (probabilities, weights)."""
+    def reader(text, off=()):
+        reading = read(model, text, off)
+        return reading.probabilities, reading.weights
+    return reader
+
+
+def is_word(char):
+    return char.isalnum()
+
+
+def probe_keys(text):
+    """{probe: [(row, keys)]} for every probe but induction: the rows of text each applies to, and its keys."""
+    found = {name: [] for name in PROBES if name != "induction"}
+    seen, start, stack = {}, 0, []
+    for i, char in enumerate(text):
+        if i >= 1:
+            found["previous_token"].append((i, (i - 1,)))
+        if seen.get(char):
+            found["same_character"].append((i, tuple(seen[char])))
+        if is_word(char) and not (i and is_word(text[i - 1])):
+            start = i
+        if is_word(char) and i - start >= 2:
+            found["word_start"].append((i, (start,)))
+        if stack and stack[-1] < i - 1:
+            found["bracket"].append((i, (stack[-1],)))
+        if stack and OPENERS[text[stack[-1]]] == char:
+            stack.pop()
+        elif char in OPENERS:
+            stack.append(i)
+        seen.setdefault(char, []).append(i)
+    return found
+
+
+def closing_rows(text):
+    """[(row, closer)]: each row i whose next character closes the innermost quote or bracket, opened at i - 1 or
+    before."""
+    rows, stack = [], []
+    for i, char in enumerate(text):
+        if stack and OPENERS[text[stack[-1]]] == char:
+            if stack[-1] < i - 1:
+                rows.append((i - 1, char))
+            stack.pop()
+        elif char in OPENERS:
+            stack.append(i)
+    return rows
+
+
+def pieces(model, text):
+    """text in pieces of context + 1 characters overlapping by one: each character but the first is the next
+    character of exactly one row."""
+    return [text[start:start + model.context + 1] for start in range(0, len(text) - 1, model.context)]
 
 
 def induction_positions(repeat):
@@ -33,44 +95,82 @@ def induction_positions(repeat):
     return [(p, p - gap + 1) for p in range(repeat["second"], repeat["second"] + repeat["length"] - 1)]
 
 
-def head_scores(model, repeats, off=()):
-    """Per head, layer by layer: {"layer", "head", "previous_token", "induction"}, means over the repeats."""
-    sums = {name: [0.0, 0.0] for name in model.names}
-    for repeat in repeats:
-        weights = read(model, repeat["text"], off).weights
-        pairs = induction_positions(repeat)
+def head_scores(model, sets, reader):
+    """Per head, layer by layer: {"layer", "head", probe: score, ...}, and {probe: the even-weights score}."""
+    sums = {name: dict.fromkeys(PROBES, 0.0) for name in model.names}
+    counts, even = dict.fromkeys(PROBES, 0), dict.fromkeys(PROBES, 0.0)
+
+    def add(probe, weights, row, keys):
         for layer, head in model.names:
-            rows = weights[layer][head]
-            sums[layer, head][0] += previous_token_score(rows)
-            sums[layer, head][1] += sum(rows[p][answer] for p, answer in pairs) / len(pairs)
-    return [{"layer": layer, "head": head, "previous_token": prev / len(repeats), "induction": ind / len(repeats)}
-            for (layer, head), (prev, ind) in sums.items()]
+            w = weights[layer][head][row]
+            sums[layer, head][probe] += sum(w[k] for k in keys)
+        counts[probe] += 1
+        even[probe] += len(keys) / (row + 1)
+
+    for piece in pieces(model, sets["docstrings"]):
+        text = piece[:-1]
+        weights = reader(text)[1]
+        for probe, rows in probe_keys(text).items():
+            for row, keys in rows:
+                add(probe, weights, row, keys)
+    for repeat in sets["repeats"]:
+        weights = reader(repeat["text"])[1]
+        for row, answer in induction_positions(repeat):
+            add("induction", weights, row, (answer,))
+    scores = [{"layer": layer, "head": head, **{p: sums[layer, head][p] / counts[p] for p in PROBES}}
+              for layer, head in model.names]
+    return scores, {p: even[p] / counts[p] for p in PROBES}
 
 
-def name_heads(scores):
-    """Section 8's rule (mha.training.roles' thresholds), looking for the previous-token heads in layers
-    before the induction head: {"induction_head", "previous_token_heads", "pair"}.
-
-    induction_head: the top induction score's [layer, head]; previous_token_heads: every head of an
-    earlier layer scoring at least PREVIOUS_TOKEN_MIN; pair: both thresholds met.
-    """
-    top = max(scores, key=lambda row: row["induction"])
-    earlier = [[row["layer"], row["head"]] for row in scores
-               if row["layer"] < top["layer"] and row["previous_token"] >= PREVIOUS_TOKEN_MIN]
-    return {"induction_head": [top["layer"], top["head"]], "previous_token_heads": earlier,
-            "pair": bool(earlier) and top["induction"] >= INDUCTION_MIN}
+def lift(row, even, probe):
+    """How many times what even weights would score a head scores on a probe."""
+    return row[probe] / even[probe]
 
 
-def bits_per_character(model, text):
-    """Mean -log2 P(text[i] | what came before, at most context characters), over i = 1..len(text)-1.
+def roles(scores, even):
+    """Each head's role: [layer, head, role]: of the probes it scores ROLE_MIN or more on, the one it beats even
+    weights on by most, if by ROLE_LIFT times or more; None when there is none."""
+    named = []
+    for row in scores:
+        heavy = [p for p in PROBES if row[p] >= ROLE_MIN]
+        best = max(heavy, key=lambda p: lift(row, even, p), default=None)
+        named.append([row["layer"], row["head"], best if best and lift(row, even, best) >= ROLE_LIFT else None])
+    return named
 
-    The text is read in pieces of context + 1 characters overlapping by one: every character but
-    the first is predicted once, from the start of its piece.
-    """
+
+def copy_accuracy(reader, vocab, prompts, off=()):
+    """(right, total) over prompts, each {"text", "second", "length"}: the id of `length` characters at
+    text[second:]; its characters 1..length-1 count, each right when the guess after the one before is it."""
+    right = total = 0
+    for prompt in prompts:
+        probabilities, text, second = reader(prompt["text"], off)[0], prompt["text"], prompt["second"]
+        for k in range(1, prompt["length"]):
+            row = probabilities[second + k - 1]
+            right += vocab[_argmax(row)] == text[second + k]
+            total += 1
+    return right, total
+
+
+def close_probability(model, reader, text, off=()):
+    """(mean probability of the closing character where text closes a quote or bracket, how many such rows)."""
+    total = count = 0
+    for piece in pieces(model, text):
+        rows = closing_rows(piece)
+        if rows:
+            probabilities = reader(piece[:-1], off)[0]
+            for row, closer in rows:
+                total += probabilities[row][model.vocab.index(closer)]
+                count += 1
+    return total / count, count
+
+
+def bits_per_character(model, text, reader=None):
+    """Mean -log2 P(text[i] | what came before, at most context characters), over i = 1..len(text)-1: the text
+    read in pieces (each character predicted once, from the start of its piece)."""
+    reader = reader or pure_reader(model)
     bits = count = 0
-    for start in range(0, len(text) - 1, model.context):
-        piece = text[start:start + model.context + 1]
-        rows = read(model, piece[:-1]).probabilities
+    for piece in pieces(model, text):
+        rows = reader(piece[:-1])[0]
         for i, char in enumerate(piece[1:]):
             bits -= math.log2(rows[i][model.vocab.index(char)])
             count += 1
@@ -87,31 +187,57 @@ def bigram_bits(vocab, counts, text):
     return bits / (len(text) - 1)
 
 
-def measure(model):
-    """Every figure issue 27 asks for, from the model's own held-out sets (slow pure Python: run once)."""
+def dissociation(tasks):
+    """A double dissociation among the single heads switched off, or None: {"copy_head", "close_head"}, where
+    switching copy_head off costs copy (unseen forms) HALF or more and close under LITTLE, and close_head the
+    reverse; the pair with the largest smaller cost of the two if there are several."""
+    base = tasks[0]
+
+    def cost(row, task):
+        return 1 - row[task] / base[task] if base[task] else 0.0
+    singles = [row for row in tasks[1:] if len(row["off"]) == 1]
+    copy_heads = [r for r in singles if cost(r, "unseen") >= HALF and cost(r, "close") < LITTLE]
+    close_heads = [r for r in singles if cost(r, "close") >= HALF and cost(r, "unseen") < LITTLE]
+    if not (copy_heads and close_heads):
+        return None
+    a = max(copy_heads, key=lambda r: cost(r, "unseen"))
+    b = max(close_heads, key=lambda r: cost(r, "close"))
+    return {"copy_head": a["off"][0], "close_head": b["off"][0],
+            "copy_costs": [cost(a, "unseen"), cost(a, "close")], "close_costs": [cost(b, "unseen"), cost(b, "close")]}
+
+
+def measure(model, reader=None):
+    """Every figure issue 43 asks for, from the model's own held-out sets (slow in pure Python: the trainer passes
+    numpy's reader)."""
+    reader = reader or pure_reader(model)
     sets = model.evaluation
-    trained, unseen, repeats = sets["trained_forms"], sets["unseen_forms"], sets["repeats"]
-    scores = head_scores(model, repeats)
-    names = name_heads(scores)
-    previous = [tuple(pair) for pair in names["previous_token_heads"]]
+    scores, even = head_scores(model, sets, reader)
+    previous = [(layer, head) for layer, head, role in roles(scores, even)
+                if role == "previous_token" and layer < model.layers - 1]
 
-    def copy(off):
-        (right_t, total_t), (right_u, total_u) = copy_accuracy(model, trained, off), copy_accuracy(model, unseen, off)
+    def task(off):
+        (right_t, total_t) = copy_accuracy(reader, model.vocab, sets["trained_forms"], off)
+        (right_u, total_u) = copy_accuracy(reader, model.vocab, sets["unseen_forms"], off)
+        close, closes = close_probability(model, reader, sets["docstrings"], off)
         return {"off": [list(pair) for pair in off], "trained": right_t / total_t, "unseen": right_u / total_u,
-                "trained_characters": total_t, "unseen_characters": total_u}
+                "close": close, "trained_characters": total_t, "unseen_characters": total_u, "closes": closes}
 
-    first = min((pair[0] for pair in previous), default=model.layers)  # the earliest previous-token head's layer
-    with_previous_off = head_scores(model, repeats, previous) if previous else []
+    sets_off = [()] + [(name,) for name in model.names] + ([tuple(previous)] if len(previous) > 1 else [])
+    tasks = [task(off) for off in sets_off]
     return {
         "chance": 1 / len(model.vocab),
-        "copy": copy(()),
-        "copy_off": [copy((name,)) for name in model.names] + ([copy(tuple(previous))] if len(previous) > 1 else []),
         "scores": scores,
-        "heads": names,
-        "composition": [{"layer": row["layer"], "head": row["head"], "off": [list(p) for p in previous],
-                         "induction": row["induction"]} for row in with_previous_off
-                        if row["layer"] > first],
-        "bits_per_character": {"model": bits_per_character(model, sets["docstrings"]),
+        "even": even,
+        "roles": roles(scores, even),
+        "previous_token_heads": [list(pair) for pair in previous],
+        "tasks": tasks,
+        "dissociation": dissociation(tasks),
+        "bits_per_character": {"model": bits_per_character(model, sets["docstrings"], reader),
                                "bigram": bigram_bits(model.vocab, sets["bigram_counts"], sets["docstrings"]),
                                "characters": len(sets["docstrings"]) - 1, "bigram_smoothing": "add-one"},
     }
+
+
+def _argmax(row):
+    """The index of the largest entry (the first, on a tie)."""
+    return max(range(len(row)), key=row.__getitem__)

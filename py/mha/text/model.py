@@ -1,8 +1,10 @@
-"""The shipped character model: its file, its frozen weights, and the one check of a reader's text.
+"""The shipped character models: their files, their frozen weights, and the one check of a reader's text.
 
-model.json (package data, read with importlib.resources, so it loads the same from the wheel in
-Pyodide) holds the vocabulary, the shape, the weights that scripts/train_text_model.py trained,
-the held-out evaluation sets and what was measured on them. The residual stream of character i is
+model-SEED.json, one for each of SEEDS (package data, read with importlib.resources, so they load the
+same from the wheel in Pyodide), holds the vocabulary, the shape, the weights that
+scripts/train_text_model.py trained from that seed (each matrix as its float32 bytes, little-endian,
+in base64: the weights are those float32 numbers exactly), the held-out evaluation sets and what was
+measured on them. The three seeds share one recipe. The residual stream of character i is
 
     x_i = embed[char_i] + position_i,   position_i[2j] = sin(i / 10000^(2j/d)), [2j+1] = cos(...)
 
@@ -10,14 +12,18 @@ the held-out evaluation sets and what was measured on them. The residual stream 
 last, logits = x @ readout + readout_bias (an untied readout: not embed^T).
 """
 
+import array
+import base64
 import json
 import math
+import sys
 from dataclasses import dataclass
 from importlib import resources
 
 from ..projections import Projection
 
-FILE = "model.json"
+SEEDS = (0, 1, 2)  # the shipped models: one recipe, three seeds
+DEFAULT_SEED = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,26 +87,51 @@ def sinusoids(context, width):
     return Projection(rows)
 
 
+def unpack(entry):
+    """A matrix as the trainer packs it, {"shape": [rows, columns], "float32": base64 of its little-endian
+    float32 bytes, row by row}, as a list of rows of floats (each float32 exactly)."""
+    values = array.array("f", base64.b64decode(entry["float32"]))
+    if sys.byteorder == "big":
+        values.byteswap()
+    rows, columns = entry["shape"]
+    if len(values) != rows * columns:
+        raise ValueError(f"a packed matrix holds {len(values)} numbers, not {rows} x {columns}")
+    return [values[r * columns:(r + 1) * columns].tolist() for r in range(rows)]
+
+
 def from_data(data):
-    """A TextModel from model.json's decoded object (what the trainer writes)."""
+    """A TextModel from a model file's decoded object (what the trainer writes)."""
     config, weights = data["config"], data["weights"]
     width, heads = config["width"], config["heads"]
     if width % heads:
         raise ValueError(f"width {width} is not divisible by {heads} heads")
-    blocks = tuple(tuple(Projection(block[name]) for name in ("w_q", "w_k", "w_v", "w_o"))
+    blocks = tuple(tuple(Projection(unpack(block[name])) for name in ("w_q", "w_k", "w_v", "w_o"))
                    for block in weights["layers"])
     return TextModel(vocab=data["vocab"], context=config["context"], layers=len(blocks), heads=heads, width=width,
-                     embed=Projection(weights["embed"]), positions=sinusoids(config["context"], width),
-                     blocks=blocks, readout=Projection(weights["readout"]),
-                     readout_bias=tuple(float(b) for b in weights["readout_bias"]),
+                     embed=Projection(unpack(weights["embed"])), positions=sinusoids(config["context"], width),
+                     blocks=blocks, readout=Projection(unpack(weights["readout"])),
+                     readout_bias=tuple(unpack(weights["readout_bias"])[0]),
                      about_json=json.dumps(data.get("about", {})),
                      evaluation_json=json.dumps(data.get("evaluation", {})),
                      measurements_json=json.dumps(data.get("measurements", {})))
 
 
-def load():
-    """The shipped model (py/mha/text/model.json), read through importlib.resources."""
-    return from_data(json.loads(resources.files(__package__).joinpath(FILE).read_text(encoding="utf-8")))
+def parse_seed(seed):
+    """seed as one of SEEDS, or ValueError listing them."""
+    if isinstance(seed, bool) or seed not in SEEDS:
+        raise ValueError(f"no model was shipped for seed {seed!r}: the seeds are "
+                         f"{', '.join(str(s) for s in SEEDS)}")
+    return seed
+
+
+def file_name(seed):
+    return f"model-{seed}.json"
+
+
+def load(seed=DEFAULT_SEED):
+    """The shipped model of that seed (py/mha/text/model-SEED.json), read through importlib.resources."""
+    name = file_name(parse_seed(seed))
+    return from_data(json.loads(resources.files(__package__).joinpath(name).read_text(encoding="utf-8")))
 
 
 def parse_text(model, text):
