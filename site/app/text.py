@@ -1,11 +1,11 @@
-"""The text model's section on the page: the field, the switches, the chosen row, the two experiments.
+"""The text model's section on the page: the seed, the field, the switches, the chosen row, the experiment.
 
 Browser-only (through the objects app/main.py hands to setup()); the state and its transitions are
 figures/text.py's, the numbers mha.text's. A character typed at the end extends the last Reading
 (mha.text.extend: the KV cache, one new row per head) and redraws at once. Anything else (a paste, an
-edit in the middle, a switch) reads the whole text again in steps (mha.text_lesson.read_steps), giving the
-browser its turn whenever a step has taken BUDGET seconds, so the page never waits long; the experiments
-then run the same way. A newer edit cancels the run under way. The model loads when the section comes near
+edit in the middle, a switch, another seed) reads the whole text again in steps (mha.text_lesson.read_steps),
+giving the browser its turn whenever a step has taken BUDGET seconds, so the page never waits long, and saying
+how far it has read; the experiment then runs the same way. A newer edit cancels the run under way. The model loads when the section comes near
 (boot.js's mhaWhenNear), as section 8's run does.
 """
 
@@ -52,19 +52,22 @@ def draw_reading(parts=("reads", "maps")):
 
 
 def busy(on):
-    for element_id in ("fig-text-near", "fig-text-moved"):
-        element(element_id).setAttribute("aria-busy", "true" if on else "false")
+    element("fig-text-near").setAttribute("aria-busy", "true" if on else "false")
 
 
 # --- reading in steps -------------------------------------------------------------------------------
 
-async def in_steps(steps, generation):
-    """Run a generator of steps, yielding to the browser every BUDGET seconds; None if a newer run began."""
-    start = time.perf_counter()
+async def in_steps(steps, generation, progress=None):
+    """Run a generator of steps, yielding to the browser every BUDGET seconds (first calling progress(steps done),
+    if given); None if a newer run began."""
+    start, done = time.perf_counter(), 0
     try:
         while True:
             next(steps)
+            done += 1
             if time.perf_counter() - start > BUDGET:
+                if progress:
+                    progress(done)
                 await asyncio.sleep(0)
                 if generation != _now["generation"]:
                     return None
@@ -84,8 +87,12 @@ async def recompute(generation, whole):
     """Read the whole text again (whole=True), then the experiments; each drawn when it is complete."""
     state = dict(STATE)
     if whole:
-        say("text-status", "Reading your text\u2026")
-        reading = await in_steps(lesson.read_steps(fig.model(), state["text"], sorted(state["off"])), generation)
+        size = len(state["text"])
+        say("text-status", f"Reading your text with seed {state['seed']}'s model\u2026")
+        reading = await in_steps(lesson.read_steps(fig.model(state["seed"]), state["text"], sorted(state["off"])),
+                                 generation, lambda done: say("text-status", f"Reading your text with seed "
+                                                                             f"{state['seed']}'s model: {done} of {size} "
+                                                                             f"characters\u2026"))
         if reading is None:
             return
         await asyncio.sleep(0)  # the drawing in a task of its own, not after a step's BUDGET
@@ -102,7 +109,7 @@ async def recompute(generation, whole):
 
 async def run_experiments(state, generation):
     busy(True)
-    say("text-status", "Running the experiments on your text\u2026")
+    say("text-status", "Running the experiment on your text\u2026")
     for element_id, plan in fig.experiments(state).items():
         if isinstance(plan, str):
             draw(element_id, fig.refused(plan))
@@ -110,7 +117,8 @@ async def run_experiments(state, generation):
         runs, story = plan
         trials = []
         for prompt, ends in runs:
-            trial = await in_steps(lesson.trial_steps(fig.model(), prompt, ends, sorted(state["off"])), generation)
+            trial = await in_steps(lesson.trial_steps(fig.model(state["seed"]), prompt, ends, sorted(state["off"])),
+                                   generation)
             if trial is None:
                 return
             trials.append(trial)
@@ -167,7 +175,7 @@ def on_text(target):
     more = fig.appended(new, _now["state"]) if _now["state"] is not None else None
     STATE.update(new)
     if more is not None and len(more) == 1:  # typed at the end: the KV cache, one new row per head
-        reading = mha.text.extend(fig.model(), _now["reading"], more, sorted(STATE["off"]))
+        reading = mha.text.extend(fig.model(STATE["seed"]), _now["reading"], more, sorted(STATE["off"]))
         _now.update(reading=reading, state=dict(STATE))
         draw_reading()
         start(whole=False)
@@ -179,6 +187,12 @@ def on_switch(target):
     layer, head = (int(x) for x in target.getAttribute("data-text-head").split("."))
     STATE.update(fig.with_switch(STATE, (layer, head), bool(target.checked)))
     target.closest("label").classList.toggle("off", bool(target.checked))
+    start(whole=True)
+
+
+def on_seed(target):
+    STATE.update(fig.with_seed(STATE, int(target.value)))
+    draw("fig-text-card", fig.card(STATE["seed"]))
     start(whole=True)
 
 
@@ -201,13 +215,15 @@ def on_input(event):
 def on_change(event):
     if event.target.matches("input[data-text-head]"):
         on_switch(event.target)
+    elif event.target.matches("input[data-text-seed]"):
+        on_seed(event.target)
 
 
 def on_click(event):
     """A click on a map picks the row under it."""
     picture = event.target.closest("svg.text-map")
     if picture:
-        row = fig.row_at(event.clientY - picture.getBoundingClientRect().top)
+        row = fig.row_at(event.clientY - picture.getBoundingClientRect().top, len(STATE["text"]))
         if row is not None:
             on_row(row)
 
@@ -239,12 +255,16 @@ def wake():
     section = element("text")
     for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click), ("keydown", on_keydown)):
         section.addEventListener(kind, browser.create_proxy(handler))
-    for control in section.querySelectorAll("input[data-text-head], #text-position"):
+    for control in section.querySelectorAll("input[data-text-head], input[data-text-seed], #text-position"):
         control.disabled = False
     for box in section.querySelectorAll("input[data-text-head]"):
         if box.checked:
             layer, head = (int(x) for x in box.getAttribute("data-text-head").split("."))
             STATE.update(fig.with_switch(STATE, (layer, head), True))
+    for button in section.querySelectorAll("input[data-text-seed]"):
+        if button.checked and int(button.value) != STATE["seed"]:  # picked while the model loaded
+            STATE.update(fig.with_seed(STATE, int(button.value)))
+            draw("fig-text-card", fig.card(STATE["seed"]))
     on_text(element("text-field"))  # nothing read yet: the whole text (perhaps typed while loading), in steps
 
 

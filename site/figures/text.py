@@ -4,18 +4,22 @@ The model is mha.text's, trained by scripts/train_text_model.py and shipped in m
 comes from mha.text (read, extend, the model's measurements) or mha.text_lesson (the experiments).
 This module arranges them; app/text.py reads the field, calls these and draws.
 
-    state = {"text": the text the model reads (parsed: lower case), "off": frozenset of (layer, head),
-             "chosen": the query position whose weights are printed (None: the last)}
+    state = {"seed": which shipped model (mha.text.SEEDS), "text": the text the model reads (parsed: lower case),
+             "off": frozenset of (layer, head), "chosen": the query position whose weights are printed (None: the last)}
 
 - fig-text-reads: what the model reads, one character a cell, and its guess for the next one under each
   (outlined where the text's next character matches it).
-- fig-text-switches: one checkbox per head. fig-text-maps: each head's weights, characters on both axes,
+- fig-text-seeds: one radio button per shipped seed. fig-text-switches: one checkbox per head.
+- fig-text-maps: each head's weights (characters on both axes while the text is short enough for 10 px cells),
   the chosen row's cells readable (hover, or focus and the arrow keys: boot.js writes them into the readout).
-- fig-text-near, fig-text-moved: the two experiments' sentences.
+- fig-text-near: the near-duplicate experiment's sentences. fig-text-card: the chosen seed's heads, measured.
+- fig-text-roles: which head holds which role in each seed; fig-text-apart: each seed's double dissociation.
+- fig-text-competition (section 10): the id's probability as near-duplicates crowd in, from the measurements.
 - PROSE: the model's size, data, training and measurements, for the section's <!--value:KEY--> marks.
 """
 
 import functools
+import math
 
 import mha.text
 import mha.text_lesson as lesson
@@ -24,16 +28,17 @@ from figures.training import head_label, percent  # section 8's names and percen
 from page.dom import apart, classes, share_text
 
 CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
+MAP_SIDE, SMALLEST = 340, 2  # a long text's map: cells shrunk to fit about MAP_SIDE px, never below SMALLEST px
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
 
 
 @functools.cache
-def model():
-    return mha.text.load()
+def model(seed=mha.text.DEFAULT_SEED):
+    return mha.text.load(seed)
 
 
 def names():
-    """[(layer, head), ...] in layer order: the order of a Reading's heads and of the switches."""
+    """[(layer, head), ...] in layer order: the order of a Reading's heads and of the switches (every seed's)."""
     return model().names
 
 
@@ -44,7 +49,12 @@ def shown(c):
 # --- state and transitions ------------------------------------------------------------------
 
 def default_state():
-    return {"text": lesson.DEFAULT_PROMPT, "off": frozenset(), "chosen": None}
+    return {"seed": mha.text.DEFAULT_SEED, "text": lesson.DEFAULT_PROMPT, "off": frozenset(), "chosen": None}
+
+
+def with_seed(state, seed):
+    """Another shipped model (mha.text.parse_seed: ValueError for a seed with none); text, heads off and row kept."""
+    return {**state, "seed": mha.text.parse_seed(seed)}
 
 
 def with_text(state, typed):
@@ -74,12 +84,13 @@ def chosen(state):
 def appended(state, before):
     """The characters typed at the end since `before` (a state), or None if the text changed otherwise."""
     old, new = before["text"], state["text"]
-    return new[len(old):] if len(new) > len(old) and new.startswith(old) and state["off"] == before["off"] else None
+    same = state["off"] == before["off"] and state["seed"] == before["seed"]
+    return new[len(old):] if len(new) > len(old) and new.startswith(old) and same else None
 
 
 def read(state):
     """The Reading of the state's text with its heads off (all at once; the page reads in steps)."""
-    return mha.text.read(model(), state["text"], sorted(state["off"]))
+    return mha.text.read(model(state["seed"]), state["text"], sorted(state["off"]))
 
 
 # --- trees --------------------------------------------------------------------------------------
@@ -102,6 +113,15 @@ def reads(reading):
                                                                       *guess_cells]]]]
 
 
+def seed_picker(seed):
+    """fig-text-seeds: one radio button per shipped seed, the chosen one checked."""
+    buttons = [["label", {"class": "control"},
+                ["input", {"type": "radio", "name": "text-seed", "id": f"text-seed-{s}", "value": str(s),
+                           "data-text-seed": str(s), "checked": s == seed}], f" seed {s}"]
+               for s in mha.text.SEEDS]
+    return [["fieldset", {"class": "train-switches text-seeds"}, ["legend", {}, "Model"], *buttons]]
+
+
 def switches(off):
     """fig-text-switches: one checkbox per head, checked when it is off."""
     boxes = [["label", {"class": "control" + (" off" if (layer, head) in off else "")},
@@ -111,42 +131,52 @@ def switches(off):
     return [["fieldset", {"class": "train-switches text-switches"}, ["legend", {}, "Switch off"], *boxes]]
 
 
+def geometry(n):
+    """(cell, margin) in px of a map of a text of n characters: CELL and MARGIN (room for the axis letters) while
+    n cells fit MAP_SIDE px, else a smaller cell and a 2 px margin (no letters)."""
+    return (CELL, MARGIN) if n * CELL <= MAP_SIDE else (max(SMALLEST, MAP_SIDE // n), 2)
+
+
 def head_map(rows, text, label, row, off):
     """<svg> of one head's weights: one <path> per weight bucket (a run of cells in one bucket is one rectangle),
     and the chosen row's cells readable (each a focusable <rect> naming its weight). Row i: the query at i;
-    column j: the key at j; a click's height picks the row (app/text.py)."""
+    column j: the key at j; a click's height picks the row (app/text.py). The axes carry the text's characters
+    while the cells are CELL px; a longer text's cells are smaller and its characters are in fig-text-reads."""
     n = len(text)
-    size = MARGIN + n * CELL
+    cell, margin = geometry(n)
+    size = margin + n * cell
     buckets = {}
     for i, weights in enumerate(rows):
-        y = MARGIN + i * CELL
+        y = margin + i * cell
         start, bucket = 0, min(9, int(weights[0] * 10))
         for j in range(1, i + 2):
             here = min(9, int(weights[j] * 10)) if j <= i else None
             if here != bucket:
-                buckets.setdefault(bucket, []).append(f"M{MARGIN + start * CELL} {y}h{(j - start) * CELL}v{CELL}"
-                                                      f"h-{(j - start) * CELL}z")
+                buckets.setdefault(bucket, []).append(f"M{margin + start * cell} {y}h{(j - start) * cell}v{cell}"
+                                                      f"h-{(j - start) * cell}z")
                 start, bucket = j, here
     paths = [["path", {"class": f"w{bucket}", "d": "".join(cells)}] for bucket, cells in sorted(buckets.items())]
-    cells = [["rect", {"class": "chosen", "x": MARGIN + j * CELL, "y": MARGIN + row * CELL, "width": CELL,
-                       "height": CELL, "data-q": row, "data-k": j, "role": "img", "tabindex": 0 if j == row else -1},
+    cells = [["rect", {"class": "chosen", "x": margin + j * cell, "y": margin + row * cell, "width": cell,
+                       "height": cell, "data-q": row, "data-k": j, "role": "img", "tabindex": 0 if j == row else -1},
               ["title", {}, f"{label}{' (off)' if off else ''}: query {row} {text[row]!r} on key {j} {text[j]!r}: "
                             f"{rows[row][j]:.4f}"]] for j in range(row + 1)]
-    centres = " ".join(str(MARGIN + j * CELL + CELL // 2) for j in range(n))
-    baselines = " ".join(str(MARGIN + i * CELL + CELL - 1) for i in range(n))
+    centres = " ".join(str(margin + j * cell + cell // 2) for j in range(n))
+    baselines = " ".join(str(margin + i * cell + cell - 1) for i in range(n))
     letters = "".join(shown(c) for c in text)
-    axis = [["text", {"x": centres, "y": MARGIN - 3, "class": "axis", "aria-hidden": "true"}, letters],
-            ["text", {"x": " ".join([str(MARGIN // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
-             letters]]
+    axis = [["text", {"x": centres, "y": margin - 3, "class": "axis", "aria-hidden": "true"}, letters],
+            ["text", {"x": " ".join([str(margin // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
+             letters]] if cell == CELL else []
     return ["svg", {"viewBox": f"0 0 {size} {size}", "width": size, "height": size,
                     **classes("train-map", "text-map", "off" if off else ""), "role": "group",
                     "aria-label": f"{label}{', switched off' if off else ''}: its weights on your text, row "
                                   f"{row} readable"}, *paths, *cells, *axis]
 
 
-def row_at(y):
-    """The map's row under a point y pixels below its top (None in the margin): what a click picks."""
-    return None if y < MARGIN else int((y - MARGIN) // CELL)
+def row_at(y, n):
+    """The row under a point y pixels below the top of a map of n characters (None in the margin): what a click
+    picks."""
+    cell, margin = geometry(n)
+    return None if y < margin else int((y - margin) // cell)
 
 
 def maps(reading, state):
@@ -212,15 +242,6 @@ def near_story(trials, found, kinds):
             for kind, trial in zip(kinds, trials)]
 
 
-def moved_story(trials, found, distance):
-    """fig-text-moved: the prompt as written, against the earlier copy's line moved back, filler after it."""
-    here, back = trials
-    return [["p", {}, f"As written, its earlier copy {found.last - found.first} characters back, ",
-             ["kbd", {}, shown_text(here.prompt)], ": ", outcome(here, found), "."],
-            ["p", {}, f"Moved {distance} characters back, its line kept whole, filler after it, ",
-             ["kbd", {}, shown_text(back.prompt)], ": ", outcome(back, found), "."]]
-
-
 def refused(sentence):
     return [["p", {"class": "note"}, sentence]]
 
@@ -239,12 +260,6 @@ def experiments(state):
                                   functools.partial(near_story, found=found, kinds=kinds))
     except ValueError as error:
         plans["fig-text-near"] = str(error)
-    try:
-        here, back, distance = lesson.moved_back_prompts(text, context)
-        plans["fig-text-moved"] = ([(here, [found.end]), (back, [found.end])],
-                                   functools.partial(moved_story, found=found, distance=distance))
-    except ValueError as error:
-        plans["fig-text-moved"] = str(error)
     return plans
 
 
@@ -259,7 +274,8 @@ def experiment_trees(state):
             trees[element_id] = refused(plan)
             continue
         runs, story = plan
-        trials = [run_steps(lesson.trial_steps(model(), prompt, ends, sorted(state["off"]))) for prompt, ends in runs]
+        trials = [run_steps(lesson.trial_steps(model(state["seed"]), prompt, ends, sorted(state["off"])))
+                  for prompt, ends in runs]
         trees[element_id] = story(trials)
     return trees
 
@@ -276,105 +292,224 @@ def _default_experiments():
     return experiment_trees(default_state())
 
 
-# --- the model's card: what it is and what was measured, from model.about and model.measurements ----------
+# --- the models' cards: what each is and what was measured, from model.about and model.measurements ----------
 
-UNMEASURED = "not yet measured"  # printed in place of a measurement while model.json carries none
-
-
-def measured():
-    return model().measurements
+PROBE_NAMES = {"previous_token": "previous character", "same_character": "same character",
+               "word_start": "start of the word", "bracket": "open quote or bracket", "induction": "induction"}
+TASK_NAMES = {"unseen": "copying", "close": "closing"}
 
 
-def measurement(read):
-    """read(measurements) as text, or UNMEASURED while the shipped model carries no measurements."""
-    return read(measured()) if measured() else UNMEASURED
+def measured(seed=mha.text.DEFAULT_SEED):
+    return model(seed).measurements
 
 
-def copy_without(name):
-    """The copy accuracies with `name` alone switched off (the measurements' copy_off entry)."""
-    return next(row for row in measured()["copy_off"] if [tuple(p) for p in row["off"]] == [tuple(name)])
+def role_text(role):
+    return PROBE_NAMES[role] if role else "none"
 
 
-def card():
-    """fig-text-card: per head, its two scores and the copy accuracy with it alone off; the bits per character."""
-    m = measured()
-    if not m:
-        return [["p", {"class": "note"}, f"Its heads are {UNMEASURED}: scripts/train_text_model.py measures them "
-                                         f"when it writes the weights."]]
+def task_row(seed, name):
+    """The tasks' entry with `name` (a (layer, head)) alone switched off."""
+    return next(row for row in measured(seed)["tasks"] if [tuple(p) for p in row["off"]] == [tuple(name)])
+
+
+def cost(seed, name, task):
+    """What switching `name` off costs `task`: 1 - its score off / its score with every head on."""
+    return 1 - task_row(seed, name)[task] / measured(seed)["tasks"][0][task]
+
+
+def card(seed):
+    """fig-text-card: per head of the chosen seed, each probe's score, its role, and what switching it off costs
+    each task."""
+    m = measured(seed)
     rows = []
-    for score in m["scores"]:
-        name = (score["layer"], score["head"])
-        without = copy_without(name)
-        rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(*name)],
-                     ["td", {"class": "num"}, f"{score['previous_token']:.2f}"],
-                     ["td", {"class": "num"}, f"{score['induction']:.2f}"],
-                     ["td", {"class": "num"}, percent(without["unseen"])]])
+    for score, (layer, head, role) in zip(m["scores"], m["roles"]):
+        cells = [["td", {"class": "num"}, f"{score[probe]:.2f}"] for probe in mha.text.PROBES]
+        costs = [["td", {"class": "num"}, f"{cost(seed, (layer, head), task):.0%}"] for task in TASK_NAMES]
+        rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head)], *cells,
+                     ["td", {}, role_text(role)], *costs])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
-                        ("head", "previous-token", "induction", "copying, it off")]]
-    every = m["copy"]
-    caption = (f"Scores measured on repeated random strings; copying on unseen prompt forms, "
-               f"{percent(every['unseen'])} with every head on (chance {percent(m['chance'])}). Where copying rises "
-               f"with a head off, that is measured, not explained.")
-    return [["table", {"class": "figure-table train-scores-table", "aria-label": "the text model's heads, measured"},
-             ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]], *composition(m)]
+                        ("head", *PROBE_NAMES.values(), "role", *(f"{t}, cost of it off" for t in TASK_NAMES.values()))]]
+    everything = m["tasks"][0]
+    even = ", ".join(f"{m['even'][p]:.2f}" for p in mha.text.PROBES)
+    caption = (f"Seed {seed}: each probe is the weight a head puts where the probe says (held-out docstrings; "
+               f"induction on repeated random strings; weights spread evenly would score {even}). Roles as the text says. With every head on it copies {percent(everything['unseen'])} "
+               f"of an id's characters and gives a closing quote or bracket p = {everything['close']:.2f} on average; "
+               f"a cost is the share of that lost with the head off (below 0: the task gained).")
+    return [["table", {"class": "figure-table train-scores-table", "aria-label": f"seed {seed}'s heads, measured"},
+             ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]]]
 
 
-def composition(m):
-    """The sentence on composition: the later layer's induction scores with the previous-token heads off."""
-    previous, rows = m["heads"]["previous_token_heads"], m["composition"]
-    if not previous or not rows:
-        return []
-    named = " and ".join(head_label(*name) for name in previous)
-    scores = {(r["layer"], r["head"]): r for r in m["scores"]}
-    falls = ", ".join(f"{head_label(r['layer'], r['head'])}'s from {scores[r['layer'], r['head']]['induction']:.2f} "
-                      f"to {r['induction']:.2f}" for r in rows)
-    return [["p", {"class": "note"}, f"With {named} (its previous-token head) off, the induction scores fall: {falls}."]]
+def roles_table():
+    """fig-text-roles: for each head, its role (and that probe's score) in each seed: the same recipe, the roles
+    on other heads."""
+    head = ["tr", {}, ["th", {"scope": "col"}, "head"], *[["th", {"scope": "col"}, f"seed {s}"] for s in mha.text.SEEDS]]
+    rows = []
+    for index, (layer, head_index) in enumerate(names()):
+        cells = []
+        for seed in mha.text.SEEDS:
+            role = measured(seed)["roles"][index][2]
+            score = measured(seed)["scores"][index][role] if role else None
+            cells.append(["td", {}, role_text(role) + (f" {score:.2f}" if role else "")])
+        rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head_index)], *cells])
+    return [["table", {"class": "figure-table text-roles-table", "aria-label": "each head's role in each seed"},
+             ["caption", {}, "Each head's role in each seed (its best probe, with its score)."],
+             ["thead", {}, head], ["tbody", {}, *rows]]]
+
+
+def apart_sentence(seed):
+    """One seed's double dissociation, in words, or that it has none (mha.text.dissociation's rule)."""
+    found = measured(seed)["dissociation"]
+    if not found:
+        return (f"Seed {seed}: no double dissociation: no head's switch costs copying half and closing under a "
+                f"tenth while another's does the reverse.")
+    a, b = (head_label(*found[k]) for k in ("copy_head", "close_head"))
+    (a_copy, a_close), (b_copy, b_close) = found["copy_costs"], found["close_costs"]
+    return (f"Seed {seed}: {a} off costs copying {a_copy:.0%} and closing {a_close:.0%}; {b} off costs closing "
+            f"{b_close:.0%} and copying {b_copy:.0%}.")
+
+
+def short_name(name):
+    """(layer, head) as the switches and the CLI write it: '1.2'."""
+    return f"{name[0]}.{name[1]}"
+
+
+def moves():
+    """Where one role sits in each seed, for the first of PREFERRED that sits on different heads in different
+    seeds (every seed having it): 'induction: 1.0, 1.2, 1.3 in seed 0; 1.1, 1.2, 1.3 in seed 1; ...'."""
+    holders = {}
+    for seed in mha.text.SEEDS:
+        for layer, head, role in measured(seed)["roles"]:
+            if role:
+                holders.setdefault(role, {}).setdefault(seed, []).append(short_name((layer, head)))
+    for role in PREFERRED:
+        by_seed = holders.get(role, {})
+        if len(by_seed) == len(mha.text.SEEDS) and len({tuple(h) for h in by_seed.values()}) > 1:
+            return f"{role_text(role)}: " + "; ".join(f"{', '.join(by_seed[s])} in seed {s}" for s in mha.text.SEEDS)
+    return None
+
+
+PREFERRED = ("induction", "previous_token", "word_start", "bracket", "same_character")  # which move moves() names
+
+
+def dissociations():
+    """fig-text-apart: each seed's double dissociation, one line each; one line if no seed has one."""
+    if not any(measured(seed)["dissociation"] for seed in mha.text.SEEDS):
+        copiers = [(seed, name) for seed in mha.text.SEEDS for name in names() if cost(seed, name, "unseen") >= 0.5]
+        if all(cost(seed, name, "close") >= 0.1 for seed, name in copiers):
+            return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: in each, every head whose switch "
+                                             f"costs copying half or more costs closing more than a tenth too."]]
+        return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one."]]
+    return [["p", {"class": "note"}, DISSOCIATION],
+            ["ul", {"class": "note"}, *[["li", {}, apart_sentence(seed)] for seed in mha.text.SEEDS]]]
+
+
+DISSOCIATION = ("Two jobs would be shown apart by a double dissociation: one head whose switch costs copying an id "
+                "half or more and closing a quote or bracket under a tenth, another the reverse.")
+
+
+# --- section 10: the competition on the text model ------------------------------------------------------
+
+PLOT = {"width": 330, "height": 220, "left": 48, "right": 92, "top": 12, "bottom": 38}
+DECADES = (0, -1, -2, -3, -4)  # the plot's p axis: 1 down to 0.0001, on a log scale
+KIND_NAMES = {"near": "near-duplicates", "unrelated": "unrelated ids"}
+
+
+def competition_plot():
+    """fig-text-competition: the median p of the id's end (log scale) against the chunks between id and reply,
+    near-duplicates (solid) and unrelated ids (dashed), one pair of lines per seed, from the measurements
+    (mha.text_lesson.competition); its numbers in a table beside it."""
+    w, h = PLOT["width"], PLOT["height"]
+    chunks = measured()["competition"]["chunks"]
+    x0, x1, y0, y1 = PLOT["left"], w - PLOT["right"], h - PLOT["bottom"], PLOT["top"]
+
+    def x(k):
+        return round(x0 + (x1 - x0) * chunks.index(k) / (len(chunks) - 1), 1)
+
+    def y(p):
+        decade = min(max(math.log10(p), DECADES[-1]), 0)
+        return round(y1 + (y0 - y1) * decade / DECADES[-1], 1)
+    parts = [["line", {"x1": x0, "y1": y0, "x2": x1, "y2": y0, "class": "axis-line"}],
+             ["line", {"x1": x0, "y1": y0, "x2": x0, "y2": y1, "class": "axis-line"}]]
+    for d in DECADES:
+        parts.append(["text", {"x": x0 - 6, "y": y(10 ** d) + 4, "class": "tick", "text-anchor": "end"},
+                      f"{10 ** d:g}"])
+    for k in chunks:
+        parts.append(["text", {"x": x(k), "y": y0 + 16, "class": "tick", "text-anchor": "middle"}, str(k)])
+    parts.append(["text", {"x": (x0 + x1) / 2, "y": h - 4, "class": "axis-title", "text-anchor": "middle"},
+                  "chunks between id and reply"])
+    for seed in mha.text.SEEDS:
+        found = measured(seed)["competition"]
+        for kind in KIND_NAMES:
+            points = " ".join(f"{x(k)},{y(p)}" for k, p in zip(chunks, found[kind]))
+            parts.append(["polyline", {"points": points, "class": f"text-line {kind}", "data-seed": str(seed)}])
+    for kind, name in KIND_NAMES.items():
+        ends = [y(measured(seed)["competition"][kind][-1]) for seed in mha.text.SEEDS]
+        parts.append(["text", {"x": x1 + 6, "y": round(sum(ends) / len(ends) + 4, 1), "class": f"line-name {kind}"},
+                      name])
+    rows = [["tr", {}, ["th", {"scope": "row"}, f"seed {seed}, {KIND_NAMES[kind]}"],
+             *[["td", {"class": "num"}, share_text(p)] for p in measured(seed)["competition"][kind]]]
+            for seed in mha.text.SEEDS for kind in KIND_NAMES]
+    table = ["table", {"class": "figure-table", "aria-label": "the plot's numbers"},
+             ["caption", {}, "Median p of the id's end, by chunks between"],
+             ["thead", {}, ["tr", {}, ["th", {"scope": "col"}, "chunks"],
+                           *[["th", {"scope": "col"}, str(k)] for k in chunks]]], ["tbody", {}, *rows]]
+    return [["svg", {"viewBox": f"0 0 {w} {h}", "width": w, "class": "text-competition", "role": "img",
+                     "aria-label": "median p of the id's end, log scale, against the chunks between, for each seed: "
+                                   "solid, near-duplicates; dashed, unrelated ids"}, *parts],
+            ["details", {}, ["summary", {}, "The plot's numbers"], ["div", {"class": "grid-wrap"}, table]]]
+
+
+def competition_sentence():
+    """The rule's numbers, seed by seed: the median p with no chunk between, after the most near-duplicate lines,
+    and after as many unrelated ones."""
+    found = [measured(seed)["competition"] for seed in mha.text.SEEDS]
+
+    def listed(values):
+        return ", ".join(values[:-1]) + " and " + values[-1]
+    last = found[0]["chunks"][-1]
+    return (f"falls from {listed([share_text(c['near'][0]) for c in found])} (seeds 0, 1, 2) to "
+            f"{listed([share_text(c['near'][-1]) for c in found])} after {last} near-duplicate lines, and to "
+            f"{listed([share_text(c['unrelated'][-1]) for c in found])} after {last} unrelated ones")
 
 
 def minutes(seconds):
     return f"{seconds / 60:.1f} minutes" if seconds >= 90 else f"{seconds:.1f} seconds"
 
 
+def span(values, say):
+    """The range of the seeds' values, as said: '64.8-77.8%' (one value if they print alike)."""
+    low, high = say(min(values)), say(max(values))
+    if low == high:
+        return low
+    unit = "%" if low.endswith("%") and high.endswith("%") else ""
+    return f"{low[:len(low) - len(unit)]}-{high}"
+
+
 def bits_verdict():
-    """How its bits per character compare with the bigram's, in words: the page says how weak a model it is."""
-    if not measured():
-        return UNMEASURED
-    bits = measured()["bits_per_character"]
-    model_bits, bigram = bits["model"], bits["bigram"]
-    if model_bits >= bigram:
-        return f"{model_bits:.2f} bits per character, worse than a bigram table's {bigram:.2f}"
-    return f"{model_bits:.2f} bits per character to a bigram table's {bigram:.2f}: only {bigram - model_bits:.2f} better"
+    """The seeds' bits per character beside the bigram's (the same held-out text and bigram table for all)."""
+    bits = [measured(seed)["bits_per_character"] for seed in mha.text.SEEDS]
+    return (f"{span([b['model'] for b in bits], lambda x: f'{x:.2f}')} bits per character to a bigram table's "
+            f"{bits[0]['bigram']:.2f}")
 
 
-def _near_pair():
-    found = lesson.find_id(lesson.DEFAULT_PROMPT)
-    return f"{found.text} {found.near}"
+def recipe(stages):
+    """The stages in words: '8,000 steps at 32 characters of repeated random strings, then 4,000 at 64 and 8,000 at
+    128 with 60% and 40% of those' (the rest: docstrings and made-up agent transcripts)."""
+    first, *rest = stages
+    assert first["mix"][0] == 1 and rest, stages  # the words say the first stage is copies alone
 
-
-@functools.cache
-def default_trials():
-    """The near-duplicate experiment's trials on the default text, by kind ('one', 'exact', 'near')."""
-    runs, _ = experiments(default_state())["fig-text-near"]
-    kinds = [kind for kind, _ in lesson.near_duplicate_prompts(lesson.DEFAULT_PROMPT, model().context)]
-    return {kind: run_steps(lesson.trial_steps(model(), prompt, ends)) for kind, (prompt, ends) in zip(kinds, runs)}
-
-
-def default_exact():
-    """The exact-repeat prompt on the default text: the probability of the id's own end."""
-    return default_trials()["exact"].probabilities[lesson.find_id(lesson.DEFAULT_PROMPT).end]
-
-
-def default_near():
-    """The near-duplicate experiment on the default text, as section 10 cites it: (p of the id's end, of the near end)."""
-    found = lesson.find_id(lesson.DEFAULT_PROMPT)
-    trial = default_trials()["near"]
-    return trial.probabilities[found.end], trial.probabilities[found.near_end]
+    def listed(values):
+        return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
+    sizes = listed([f"{stage['steps']:,} at {stage['context']}" for stage in rest])
+    shares = listed([f"{stage['mix'][0]:.0%}" for stage in rest])
+    return (f"{first['steps']:,} steps at {first['context']} characters of repeated random strings, then "
+            f"{sizes} with {shares} of those")
 
 
 @functools.cache
 def typical():
-    """mha.text_lesson.typical over its fixed random ids (build time only: the page ships the numbers)."""
-    return lesson.typical(model())
+    """The default seed's typical medians (the trainer measured them with mha.text_lesson.typical)."""
+    return lesson.Typical(**measured()["typical"])
 
 
 PROSE = {
@@ -384,32 +519,34 @@ PROSE = {
     "text-vocab": lambda: str(len(model().vocab)),
     "text-shape": lambda: f"{model().layers} layers of {model().heads} heads, width {model().width}",
     "text-params": lambda: f"{model().about['parameters']:,}",
-    # CPU time, not wall time: the same run took 354 s beside other work and 1,386 s beside two more trainings
-    "text-minutes": lambda: f"{minutes(model().about['training_cpu_seconds'])} of one core's time",
-    "text-seed": lambda: str(model().about["seed"]),
+    # CPU time, not wall time: wall time swings with what else the machine runs
+    "text-minutes": lambda: f"{minutes(max(model(s).about['training_cpu_seconds'] for s in mha.text.SEEDS))}",
+    "text-seeds": lambda: str(len(mha.text.SEEDS)),
     "text-steps": lambda: f"{model().about['steps']:,}",
-    "text-copy-trained": lambda: measurement(lambda m: percent(m["copy"]["trained"])),
-    "text-copy-unseen": lambda: measurement(lambda m: percent(m["copy"]["unseen"])),
+    "text-recipe": lambda: recipe(model().about["corpus"]["stages"]),
+    "text-copy-unseen": lambda: span([m["tasks"][0]["unseen"] for m in map(measured, mha.text.SEEDS)], percent),
     "text-chance": lambda: percent(lesson.chance(model())),
     "text-bits": bits_verdict,
-    "text-near-pair": lambda: ["kbd", {}, _near_pair()],
-    "text-exact-id": lambda: f"{default_exact():.2f}",
-    "text-near-id": lambda: f"{default_near()[0]:.2f}",
-    "text-near-other": lambda: f"{default_near()[1]:.2f}",
-    "text-one-id": lambda: f"{default_trials()['one'].probabilities[lesson.find_id(lesson.DEFAULT_PROMPT).end]:.2f}",
     "text-typical-count": lambda: str(typical().count),
     "text-one-median": lambda: f"{typical().one:.2f}",
     "text-exact-median": lambda: f"{typical().exact:.2f}",
     "text-near-median": lambda: f"{typical().near:.2f}",
     "text-near-own": lambda: str(typical().writes_own),
     "text-near-others": lambda: str(typical().writes_other),
+    "text-competition": competition_sentence,
+    "text-role-min": lambda: f"{mha.text.ROLE_MIN}",
+    "text-role-lift": lambda: f"{mha.text.ROLE_LIFT}",
+    "text-moves": lambda: moves() or "no role moves between the seeds",
 }
 
 FIGURES = {
+    "fig-text-seeds": Figure(lambda s, v, b: seed_picker(mha.text.DEFAULT_SEED)),
     "fig-text-reads": Figure(lambda s, v, b: reads(_default_reading())),
     "fig-text-switches": Figure(lambda s, v, b: switches(frozenset())),
     "fig-text-maps": Figure(lambda s, v, b: maps(_default_reading(), default_state())),
     "fig-text-near": Figure(lambda s, v, b: _default_experiments()["fig-text-near"]),
-    "fig-text-moved": Figure(lambda s, v, b: _default_experiments()["fig-text-moved"]),
-    "fig-text-card": Figure(lambda s, v, b: card()),
+    "fig-text-card": Figure(lambda s, v, b: card(mha.text.DEFAULT_SEED)),
+    "fig-text-roles": Figure(lambda s, v, b: roles_table()),
+    "fig-text-apart": Figure(lambda s, v, b: dissociations()),
+    "fig-text-competition": Figure(lambda s, v, b: competition_plot()),
 }

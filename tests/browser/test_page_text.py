@@ -1,4 +1,4 @@
-"""Section 9 in headless Chromium: the field, bad input, the switches, the maps, both experiments, the keyboard.
+"""Section 9 in headless Chromium: the seeds, the field, bad input, the switches, the maps, the experiment, the keyboard.
 
 Expected numbers come from outside the page: the command line (`python -m mha.text TEXT --json`, run here
 in CPython) for the guesses, their probabilities and each head's weights, and mha.text's own
@@ -7,6 +7,7 @@ One page is shared by the module's tests, scrolled to the section (the model loa
 """
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -18,7 +19,6 @@ from playwright.sync_api import expect
 import mha.text
 import mha.text_lesson as lesson
 from conftest import READY_TIMEOUT_MS, assert_no_axe_violations_light_and_dark, open_page
-from figures import text as fig
 
 
 @pytest.fixture(scope="module")
@@ -32,16 +32,34 @@ MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
 
 
-def cli(text, off=()):
-    """What `python -m mha.text TEXT --json [--off L.H ...]` prints, parsed."""
-    flags = [arg for layer, head in off for arg in ("--off", f"{layer}.{head}")]
+def cli(text, off=(), seed=0):
+    """What `python -m mha.text TEXT --json --seed N [--off L.H ...]` prints, parsed."""
+    flags = [arg for layer, head in off for arg in ("--off", f"{layer}.{head}")] + ["--seed", str(seed)]
     done = subprocess.run([sys.executable, "-m", "mha.text", text, "--json", *flags], cwd=ROOT, check=True,
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
     return json.loads(done.stdout)
 
 
+SHOWN = {"\n": "\u21b5", " ": "\u2423"}
+
+
 def shown(text):
-    return "".join(fig.SHOWN.get(c, c) for c in text)
+    return "".join(SHOWN.get(c, c) for c in text)
+
+
+def two(p):
+    """A probability as the page must print it: 2 decimals, or 2 significant digits under 0.01 (as decimals)."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.{1 - math.floor(math.log10(p))}f}"
+
+
+def pair(a, b):
+    """Two side by side: each as two() prints it, or more decimals where 2 would print two numbers alike."""
+    if min(a, b) < 0.01:
+        return two(a), two(b)
+    digits = 2
+    while f"{a:.{digits}f}" == f"{b:.{digits}f}" and a != b and digits < 9:
+        digits += 1
+    return f"{a:.{digits}f}", f"{b:.{digits}f}"
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +76,10 @@ def settle(page):
 
 @pytest.fixture
 def reader(section):
-    """The shared page back at the default text, every head on, the last row read."""
+    """The shared page back at seed 0, the default text, every head on, the last row read."""
+    if not section.locator("#text-seed-0").is_checked():
+        section.locator("#text-seed-0").check()
+        settle(section)
     for box in section.locator("#fig-text-switches input").all():
         if box.is_checked():
             box.uncheck()
@@ -72,9 +93,9 @@ def reader(section):
     return section
 
 
-def assert_page_equals_cli(page, text, off=()):
+def assert_page_equals_cli(page, text, off=(), seed=0):
     """The guesses, their probabilities and the read row's weights of every head, as the CLI prints them."""
-    expected = cli(text, off)
+    expected = cli(text, off, seed)
     assert expected["text"] == text
     guesses = page.locator("#fig-text-reads td.guess")
     expect(guesses).to_have_count(len(text))
@@ -93,13 +114,12 @@ def assert_page_equals_cli(page, text, off=()):
 
 
 def experiment_numbers(text, off=()):
-    """Every probability the two experiments print for this text, as mha.text computes them (CPython)."""
+    """Every probability the experiment prints for this text, as mha.text computes them (CPython)."""
     found = lesson.find_id(text)
     near_prompts = [(prompt, (found.end, found.near_end) if kind in ("near", "yours") else (found.end,))
                     for kind, prompt in lesson.near_duplicate_prompts(text, MODEL.context)]
-    here, back, _ = lesson.moved_back_prompts(text, MODEL.context)
     p = {(prompt, end): mha.text.continuation_probability(MODEL, prompt, end, off).probability
-         for prompt, ends in near_prompts + [(here, (found.end,)), (back, (found.end,))] for end in ends}
+         for prompt, ends in near_prompts for end in ends}
     return p, [prompt for prompt, _ in near_prompts], found
 
 
@@ -121,11 +141,20 @@ def test_typing_at_the_end_redraws_with_one_more_row(reader):
     assert reader.locator("#text-position").input_value() == str(len(DEFAULT) + 2)
 
 
-def test_a_paste_is_read_whole(reader):
-    text = "get ab12cd\n> ab12cd: shipped"
+def test_a_paste_is_read_whole_saying_how_far_it_has_read(reader):
+    text = "lookup ab12cd\n> " + "the queue was drained and the log rotated at noon; " * 2 + "\n> ab12cd!"
+    assert len(text) == 128
+    reader.evaluate("""() => { window.mhaStatus = []; new MutationObserver(() => window.mhaStatus.push(
+        document.getElementById('text-status').textContent)).observe(document.getElementById('text-status'),
+        {childList: true, subtree: true, characterData: true}); }""")
     reader.locator("#text-field").fill(text)
     settle(reader)
     assert_page_equals_cli(reader, text)
+    said = reader.evaluate("window.mhaStatus")
+    progress = [line for line in said if line.startswith("Reading your text with seed 0's model: ")]
+    assert progress and all(line.endswith(" of 128 characters\u2026") for line in progress), said
+    counts = [int(line.split(": ")[1].split(" of ")[0]) for line in progress]
+    assert counts == sorted(counts) and 0 < counts[0] < 128
 
 
 def test_an_edit_in_the_middle_is_read_whole_and_capitals_are_read_lower_case(reader):
@@ -153,7 +182,7 @@ def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(
     assert reader.locator("#fig-text-reads").inner_html() == before
     # the figures kept are dimmed and named: the last text the model could read
     expect(reader.locator("#text-status")).to_have_text(
-        f"Dimmed below: the last text it could read, {fig.shown_text(DEFAULT)}.")
+        f"Dimmed below: the last text it could read, {shown(DEFAULT)}.")
     assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "dashed"
     assert reader.locator("#fig-text-maps svg").first.evaluate("e => getComputedStyle(e).opacity") == "0.35"
     field.fill(DEFAULT)
@@ -187,7 +216,8 @@ def test_the_slider_and_a_click_choose_the_row_whose_weights_are_readable(reader
     slider.press("Home")
     assert slider.input_value() == "0"
     expect(reader.locator("svg.text-map").first.locator("rect[data-q]")).to_have_count(1)
-    reader.locator("svg.text-map").first.click(position={"x": fig.MARGIN + 5, "y": fig.MARGIN + 17 * fig.CELL + 5})
+    # the default's 91 characters: 3 px cells under a 2 px margin, so row 17 spans y = 53..55
+    reader.locator("svg.text-map").first.click(position={"x": 4, "y": 54})
     assert slider.input_value() == "17"
     assert_page_equals_cli(reader, DEFAULT)
 
@@ -213,25 +243,53 @@ def test_the_keyboard_reaches_the_field_switches_slider_and_cells(reader):
     expect(readout).to_have_text(reader.locator(":focus").locator("title").text_content())
 
 
-# --- the experiments -------------------------------------------------------------------------------
+# --- the seeds -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_another_seed_reads_the_text_with_its_own_model_and_shows_its_own_heads(reader, seed):
+    reader.locator(f"#text-seed-{seed}").check()
+    settle(reader)
+    assert_page_equals_cli(reader, DEFAULT, seed=seed)
+    expect(reader.locator("#fig-text-card caption")).to_contain_text(f"Seed {seed}: ")
+    roles = mha.text.load(seed).measurements["roles"]
+    expect(reader.locator("#fig-text-card tbody tr")).to_have_count(len(roles))
+    reader.locator("#text-field").press("End")
+    reader.locator("#text-field").press("Control+End")
+    reader.locator("#text-field").press_sequentially("!")  # typed at the end: seed's KV cache, not seed 0's
+    settle(reader)
+    assert_page_equals_cli(reader, DEFAULT + "!", seed=seed)
+    reader.locator("#text-seed-0").check()
+    settle(reader)
+    expect(reader.locator("#fig-text-card caption")).to_contain_text("Seed 0: ")
+    assert_page_equals_cli(reader, DEFAULT + "!")
+
+
+def test_the_seeds_are_reached_and_picked_with_the_keyboard(reader):
+    reader.locator("#text-seed-0").focus()
+    reader.keyboard.press("ArrowRight")
+    expect(reader.locator("#text-seed-1")).to_be_checked()
+    settle(reader)
+    expect(reader.locator("#fig-text-card caption")).to_contain_text("Seed 1: ")
+
+
+# --- the experiment --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, off", [(DEFAULT, ()), ("ticket zz91. ref zz91", ()), (DEFAULT, ((0, 1),)),
                                        ("tool: k7q2xm\nai: k7q3yn", ())])  # the last: the reader's near-duplicate
-def test_both_experiments_print_mha_texts_probabilities_for_the_readers_text(reader, text, off):
+def test_the_experiment_prints_mha_texts_probabilities_for_the_readers_text(reader, text, off):
     for layer, head in off:
         reader.locator(f"#text-off-{layer}-{head}").check()
         settle(reader)
     reader.locator("#text-field").fill(text)
     settle(reader)
     numbers, prompts, found = experiment_numbers(text, off)
-    near, moved = reader.locator("#fig-text-near").text_content(), reader.locator("#fig-text-moved").text_content()
+    near = reader.locator("#fig-text-near").text_content()
     for prompt in {prompt for prompt, _ in numbers}:
         ends = [p for (said, _), p in numbers.items() if said == prompt]  # the end, then the near-duplicate's
-        for printed in (fig.chance_pair(*ends) if len(ends) == 2 else [fig.share_text(*ends)]):
-            assert printed in (near if prompt in prompts else moved)
+        for printed in (pair(*ends) if len(ends) == 2 else [two(*ends)]):
+            assert printed in near
     for prompt in prompts:  # each prompt shown whole, spaces and newlines visible
-        assert fig.shown_text(prompt) in near
-    assert f"{found.last - found.first} characters back" in moved
+        assert shown(prompt) in near
     expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
 
 
@@ -241,7 +299,6 @@ def test_an_experiment_that_cannot_run_says_why(reader):
     with pytest.raises(ValueError) as why:
         lesson.near_duplicate_prompts("hello there", MODEL.context)
     expect(reader.locator("#fig-text-near")).to_have_text(str(why.value))
-    expect(reader.locator("#fig-text-moved")).to_have_text(str(why.value))
 
 
 def test_no_accessibility_violations_light_and_dark_after_a_switch_and_bad_input(browser, site_url):

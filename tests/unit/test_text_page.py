@@ -1,12 +1,11 @@
-"""Section 9, heads on the reader's own prompt: the experiments' texts, the stepwise reading, the trees, the prose.
+"""Section 9, heads on the reader's own prompt: the experiment's texts, the stepwise reading, the trees, the prose.
 
 References: texts and ids worked by hand (beside each case); where the number is the model's output,
 mha.text's own tested functions (read, continuation_probability, greedy), called here directly, and
-numpy for the products; the measurements' numbers formatted by hand from model.measurements.
+numpy for the products; the measurements' numbers formatted here by hand (f-strings), never by the page's
+own formatters.
 """
 
-import dataclasses
-import json
 import math
 
 import numpy as np
@@ -20,6 +19,28 @@ from trees import class_list, find, nodes, text
 
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
+ONE = DEFAULT[:DEFAULT.rindex("k7q2xm") + 3]  # the prompt as written, stopped after 'k7q'
+SHOWN = {"\n": "\u21b5", " ": "\u2423"}
+
+
+def shown(prompt):
+    return "".join(SHOWN.get(c, c) for c in prompt)
+
+
+def two(p):
+    """A probability as the page must print it: 2 decimals, or 2 significant digits under 0.01 (as decimals)."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.{1 - math.floor(math.log10(p))}f}"
+
+
+def pair(a, b):
+    """Two probabilities side by side as the page must print them: each under 0.01 to 2 significant digits; else 2
+    decimals, or as many more as it takes for two different numbers not to print alike."""
+    if min(a, b) < 0.01:
+        return two(a), two(b)
+    digits = 2
+    while f"{a:.{digits}f}" == f"{b:.{digits}f}" and a != b and digits < 9:
+        digits += 1
+    return f"{a:.{digits}f}", f"{b:.{digits}f}"
 
 
 def run(steps):
@@ -35,14 +56,15 @@ def run(steps):
 
 # --- the lesson's texts -------------------------------------------------------------------------
 
-def test_the_default_prompt_is_a_tool_result_whose_id_the_reply_repeats_and_fits_the_context():
-    assert DEFAULT == "tool: k7q2xm\nai: k7q2xm"
+def test_the_default_prompt_is_a_spec_a_tool_result_and_a_reply_that_repeats_the_id():
+    assert DEFAULT == 'spec: answer with the id\ntool: {"id":"k7q2xm","state":"sent","items":[3,1]}\nai: sent k7q2xm'
     assert mha.text.parse_text(MODEL, DEFAULT) == DEFAULT and len(DEFAULT) <= MODEL.context
 
 
 @pytest.mark.parametrize("typed, expected", [
-    # 'tool: k7q2xm\nai: k7q2xm': k7q2xm at 6 and at 17; half of 6 is 3, so the prompt stops after 'k7q'
-    (DEFAULT, lesson.Id("k7q2xm", 6, 17, 3)),
+    # the default: 'spec: answer with the id\n' is 25 characters, 'tool: {"id":"' 13 more: k7q2xm at 38; the reply's
+    # copy at 91 - 6 = 85; half of 6 is 3, so the prompt stops after 'k7q'
+    (DEFAULT, lesson.Id("k7q2xm", 38, 85, 3)),
     ("abc abc", lesson.Id("abc", 0, 4, 1)),            # 3 characters: the prompt keeps 'a', asks for 'bc'
     ("abcabc", None),                                  # one word: a run inside a word is no id
     ("k7q2xm k7q2", None),                             # the later word a prefix of the earlier: not yet diverged
@@ -65,10 +87,10 @@ def test_the_near_duplicate_keeps_the_start_and_moves_each_end_character_one_on(
 
 
 def test_the_near_duplicate_prompts_are_one_copy_then_a_second_copy_inserted_after_the_first():
+    def inserted(copy):
+        return ONE.replace('"k7q2xm"', f'"k7q2xm {copy}"')
     assert lesson.near_duplicate_prompts(DEFAULT, MODEL.context) == [
-        ("one", "tool: k7q2xm\nai: k7q"), ("exact", "tool: k7q2xm k7q2xm\nai: k7q"),
-        ("near", "tool: k7q2xm k7q3yn\nai: k7q")]
-    assert lesson.find_id(DEFAULT).near_end == "3yn"
+        ("one", ONE), ("exact", inserted("k7q2xm")), ("near", inserted("k7q3yn"))]
 
 
 def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends():
@@ -79,35 +101,17 @@ def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends(
     p = {end: mha.text.continuation_probability(MODEL, "tool: k7q2xm\nai: k7q", end).probability
          for end in ("2xm", "9ab")}
     assert said.startswith("Your near-duplicate, as written, tool:\u2423k7q2xm\u21b5ai:\u2423k7q: ")
-    first, second = fig.chance_pair(p["2xm"], p["9ab"])
-    assert f"{first} for 2xm, {second} for 9ab" in said
+    assert "(p = {} for 2xm, {} for 9ab)".format(*pair(p["2xm"], p["9ab"])) in said
     assert "k7q k7q" not in said  # no copy inserted that would split the reader's id
-
-
-def test_the_moved_prompt_keeps_the_copys_line_whole_at_the_start_of_a_full_context():
-    here, back, distance = lesson.moved_back_prompts(DEFAULT, MODEL.context)
-    assert here == "tool: k7q2xm\nai: k7q"
-    # 32 - 20 (the prompt) - 3 (the end) = 9 characters of filler after 'tool: k7q2xm' (label and id together)
-    assert back == "tool: k7q2xm" + lesson.FILLER[:9] + "\nai: k7q"
-    assert len(back) + len("2xm") == MODEL.context
-    assert distance == 29 - 3 - 6  # the later word starts at 26; the copy at 6
-    # a copy in the middle of a line moves with the line's start; the lines before it stay
-    assert lesson.moved_back_prompts("a\nid: ab12 x\nab12", 32)[1].startswith("id: ab12 and the")
 
 
 @pytest.mark.parametrize("typed, sentence", [
     ("hello", "No id to test"),
-    ("ab12" + " " * 22 + "ab12", "over the model's 32"),  # 30 characters: a second copy (5 more) cannot fit
+    ("ab12" + " " * 118 + "ab12", "over the model's 128"),  # 126 characters: a second copy (5 more) cannot fit
 ])
-def test_an_experiment_that_cannot_run_says_why(typed, sentence):
+def test_the_experiment_that_cannot_run_says_why(typed, sentence):
     with pytest.raises(ValueError, match=sentence):
         lesson.near_duplicate_prompts(typed, MODEL.context)
-
-
-def test_an_id_already_at_the_start_of_a_full_context_cannot_move_back():
-    full = "ab12" + " " * 24 + "ab12"  # 32 characters: the prompt (30) and the end (12) fill the context
-    with pytest.raises(ValueError, match="cannot move further back"):
-        lesson.moved_back_prompts(full, MODEL.context)
 
 
 # --- reading in steps: the same numbers as mha.text's own functions ----------------------------------
@@ -136,7 +140,7 @@ def test_a_trial_gives_continuation_probability_for_each_end_and_names_the_one_g
 
 # --- the state -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("typed", ["", "x" * 33, "caf\u00e9", "tab\there"])
+@pytest.mark.parametrize("typed", ["", "x" * 129, "caf\u00e9", "tab\there"])
 def test_bad_text_is_refused_with_mha_texts_own_sentence(typed):
     with pytest.raises(ValueError) as expected:
         mha.text.parse_text(MODEL, typed)
@@ -155,6 +159,14 @@ def test_the_text_is_kept_lower_cased_and_the_chosen_row_only_while_it_exists():
     assert fig.with_chosen(state, 6)["chosen"] is None  # the last row: it follows the text as it grows
 
 
+def test_another_seed_keeps_the_text_and_a_seed_with_no_model_is_refused():
+    state = fig.with_seed(fig.with_text(fig.default_state(), "abc"), 2)
+    assert (state["seed"], state["text"]) == (2, "abc")
+    assert fig.read(state).logits == mha.text.read(mha.text.load(2), "abc").logits
+    with pytest.raises(ValueError, match="^no model was shipped for seed 3: the seeds are 0, 1, 2$"):
+        fig.with_seed(state, 3)
+
+
 @pytest.mark.parametrize("before, after, typed", [
     ("abc", "abcd", "d"),        # typed at the end: the KV cache
     ("abc", "abcde", "de"),
@@ -167,10 +179,11 @@ def test_appended_tells_a_character_typed_at_the_end_from_any_other_edit(before,
     assert fig.appended(fig.with_text(old, after), old) == typed
 
 
-def test_a_switch_change_is_never_appended():
+def test_a_switch_or_seed_change_is_never_appended():
     old = fig.with_text(fig.default_state(), "abc")
     new = fig.with_switch(fig.with_text(old, "abcd"), (0, 1), True)
     assert fig.appended(new, old) is None and fig.with_switch(new, (0, 1), False)["off"] == frozenset()
+    assert fig.appended(fig.with_seed(fig.with_text(old, "abcd"), 1), old) is None
 
 
 # --- the trees -------------------------------------------------------------------------------------
@@ -181,14 +194,13 @@ def test_what_the_model_reads_shows_each_character_and_its_guess_outlined_where_
     tree = fig.reads(fig.read(state))
     rows = find(tree, "tr")
     # one column per character and one for the character after the text, which only the guess row fills
-    assert [text(td) for td in rows[0][2:]] == [fig.SHOWN.get(c, c) for c in DEFAULT] + [""]
+    assert [text(td) for td in rows[0][2:]] == [SHOWN.get(c, c) for c in DEFAULT] + [""]
     assert text(rows[1][2]) == ""  # nothing guesses the first character
     guesses = rows[1][3:]  # the guess for character i + 1 stands under character i + 1
     expected = [MODEL.vocab[int(np.argmax(row))] for row in reading.probabilities]
-    assert [text(td) for td in guesses] == [fig.SHOWN.get(c, c) for c in expected]
+    assert [text(td) for td in guesses] == [SHOWN.get(c, c) for c in expected]
     hits = [i for i, g in enumerate(expected) if i + 1 < len(DEFAULT) and g == DEFAULT[i + 1]]
     assert [i for i, td in enumerate(guesses) if "hit" in class_list(td)] == hits
-    assert all(text(guesses[i]) == text(rows[0][2 + i + 1]) for i in hits)  # an outlined guess sits under its match
     assert f"({len(hits)} of {len(DEFAULT) - 1})" in text(tree)
     for td, row in zip(guesses, reading.probabilities):
         assert f"p = {max(row):.4f}" in td[1]["title"]
@@ -199,7 +211,7 @@ def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_o
     reading = mha.text.read(MODEL, DEFAULT, [(0, 1)])
     tree = fig.maps(fig.read(state), state)
     figures = find(tree, "figure")
-    assert len(figures) == MODEL.layers * MODEL.heads
+    assert len(figures) == MODEL.layers * MODEL.heads == 8
     for figure, (layer, head) in zip(figures, MODEL.names):
         cells = [n for n in nodes(figure) if n[0] == "rect" and "data-q" in n[1]]
         row = reading.weights[layer][head][17]
@@ -209,209 +221,221 @@ def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_o
         off = (layer, head) == (0, 1)
         assert ("off" in class_list(figure)) == off
         assert ("(off, adds nothing)" in text(find(figure, "figcaption")[0])) == off
-        top = int(np.argmax(row))
-        assert f"at {top}, {row[top]:.2f}." in text(figure)  # (every weight here is >= 0.01: asserted)
-        assert row[top] >= 0.01
-    top3 = np.argsort(-np.array(reading.probabilities[17]), kind="stable")[:3]  # numpy's order, not the figure's
-    p = [reading.probabilities[17][t] for t in top3]
-    assert p[0] >= 0.01 > p[1] > p[2]  # so one number to 2 decimals, two to 2 significant digits (not 0.01, 0.01)
-    said = ", ".join(f"{fig.SHOWN.get(MODEL.vocab[t], MODEL.vocab[t])} ({x:.2f})" if x >= 0.01 else
-                     f"{fig.SHOWN.get(MODEL.vocab[t], MODEL.vocab[t])} ({x:.2g})" for t, x in zip(top3, p))
-    assert f"After 17 ({fig.SHOWN.get(DEFAULT[17], DEFAULT[17])}) it expects {said}." in text(tree)
     assert sum(1 for n in nodes(tree) if n[0] == "rect" and n[1].get("tabindex") == 0) == len(figures)
 
 
+def test_a_short_text_s_map_has_10_px_cells_and_letters_and_a_long_one_small_cells_and_none():
+    assert fig.geometry(34) == (10, 14) and fig.geometry(35) == (9, 2) and fig.geometry(91) == (3, 2)
+    assert fig.geometry(128) == (2, 2)  # 340 // 128 = 2: 258 px, two maps side by side in the page's column
+    short = fig.head_map([[1.0]] + [[0.5, 0.5]], "ab", "h", 1, False)
+    long = fig.head_map(fig.read(fig.default_state()).weights[0][0], DEFAULT, "h", 3, False)
+    assert [n for n in nodes(short) if n[0] == "text"] and not [n for n in nodes(long) if n[0] == "text"]
+    assert long[1]["width"] == 2 + 91 * 3
+
+
 def test_a_click_picks_the_row_under_it():
-    # rows start under the 14 px axis margin and are 10 px tall: y = 14..23 is row 0, 184..193 row 17
-    assert [fig.row_at(y) for y in (3, 13.9, 14, 23.9, 24, 189)] == [None, None, 0, 0, 1, 17]
+    # a short text: rows under the 14 px axis margin, 10 px tall: y = 14..23 is row 0, 184..193 row 17
+    assert [fig.row_at(y, 20) for y in (3, 13.9, 14, 23.9, 24, 189)] == [None, None, 0, 0, 1, 17]
+    # the default (91 characters): a 2 px margin, 3 px rows
+    assert [fig.row_at(y, 91) for y in (1, 2, 4.9, 5, 272)] == [None, 0, 0, 1, 90]
 
 
-def test_the_map_draws_each_cell_once_in_its_weights_bucket():
+@pytest.mark.parametrize("typed", ["abc abc xyz", DEFAULT], ids=["short", "the default"])
+def test_the_map_draws_each_cell_once_in_its_weights_bucket(typed):
     """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket; none above the diagonal."""
-    reading = fig.read(fig.default_state())
-    rows = reading.weights[1][1]
-    svg = fig.head_map(rows, DEFAULT, "layer 1 head 1", 5, False)
+    rows = fig.read(fig.with_text(fig.default_state(), typed)).weights[1][1]
+    svg = fig.head_map(rows, typed, "layer 1 head 1", 5, False)
+    cell, margin = (10, 14) if len(typed) <= 34 else (3, 2)
     covered = {}
     for path in (n for n in nodes(svg) if n[0] == "path"):
         bucket = int(path[1]["class"][1:])
         for part in path[1]["d"].split("M")[1:]:
             x, rest = part.split(" ", 1)
             y, width = rest.split("h")[0], rest.split("h")[1].split("v")[0]
-            i = (int(y) - fig.MARGIN) // fig.CELL
-            for j in range((int(x) - fig.MARGIN) // fig.CELL, (int(x) - fig.MARGIN + int(width)) // fig.CELL):
+            i = (int(y) - margin) // cell
+            for j in range((int(x) - margin) // cell, (int(x) - margin + int(width)) // cell):
                 assert (i, j) not in covered
                 covered[i, j] = bucket
-    assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(DEFAULT)) for j in range(i + 1)}
+    assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(typed)) for j in range(i + 1)}
 
 
-def test_the_switches_are_one_checkbox_per_head_checked_when_off():
+def test_the_switches_are_one_checkbox_per_head_checked_when_off_and_the_seeds_one_radio_each():
     boxes = find(fig.switches(frozenset({(1, 0)})), "input")
-    assert [b[1]["data-text-head"] for b in boxes] == ["0.0", "0.1", "1.0", "1.1"]
-    assert [b[1]["checked"] for b in boxes] == [False, False, True, False]
+    assert [b[1]["data-text-head"] for b in boxes] == ["0.0", "0.1", "0.2", "0.3", "1.0", "1.1", "1.2", "1.3"]
+    assert [b[1]["checked"] for b in boxes] == [False] * 4 + [True] + [False] * 3
+    radios = find(fig.seed_picker(1), "input")
+    assert [(r[1]["type"], r[1]["name"], r[1]["value"], r[1]["checked"]) for r in radios] == [
+        ("radio", "text-seed", "0", False), ("radio", "text-seed", "1", True), ("radio", "text-seed", "2", False)]
 
 
-@pytest.mark.parametrize("off", [frozenset(), frozenset({(0, 1)}), frozenset({(0, 0)})])
-def test_the_experiments_sentences_print_mha_texts_probabilities(off):
-    state = {**fig.default_state(), "off": off}
-    trees = fig.experiment_trees(state)
-    near_lines = [text(line) for line in trees["fig-text-near"]]
-    moved_lines = [text(line) for line in trees["fig-text-moved"]]
+@pytest.mark.parametrize("seed, off", [(0, frozenset()), (0, frozenset({(0, 1)})), (1, frozenset({(1, 0)}))])
+def test_the_experiment_s_sentences_print_mha_texts_probabilities(seed, off):
+    state = {**fig.default_state(), "seed": seed, "off": off}
+    model = mha.text.load(seed)
+    lines = [text(line) for line in fig.experiment_trees(state)["fig-text-near"]]
     one, exact, near = (prompt for _, prompt in lesson.near_duplicate_prompts(DEFAULT, MODEL.context))
-    here, back, _ = lesson.moved_back_prompts(DEFAULT, MODEL.context)
 
     def p(prompt, end):
-        return mha.text.continuation_probability(MODEL, prompt, end, sorted(off)).probability
+        return mha.text.continuation_probability(model, prompt, end, sorted(off)).probability
 
-    def greedy(prompt, end):  # what greedy decoding writes next, one character at a time (mha.text.read's guesses)
-        written = ""
-        for _ in end:
-            written += mha.text.read(MODEL, prompt + written, sorted(off)).guess[-1]
-        return written
+    def greedy(prompt, end):
+        return mha.text.greedy(model, prompt, len(end), sorted(off)).text
 
-    for line, prompt, kind in [(near_lines[0], one, "As written"), (near_lines[1], exact, "An exact copy added"),
-                               (moved_lines[0], here, None), (moved_lines[1], back, None)]:
-        if kind:  # the whole prompt shown, its space and newline visible, and only the end it asks for
-            assert line.startswith(f"{kind}, {fig.shown_text(prompt)}: ")
+    for line, prompt, kind in [(lines[0], one, "As written"), (lines[1], exact, "An exact copy added")]:
+        assert line.startswith(f"{kind}, {shown(prompt)}: ")  # the whole prompt, its space and newline visible
         verb = "it writes 2xm" if greedy(prompt, "2xm") == "2xm" else "it does not write 2xm"
-        assert f"{verb} (p = {fig.share_text(p(prompt, '2xm'))} over its 3 characters)" in line
-        assert "3yn" not in line and "neither" not in line
-    assert near_lines[2].startswith(f"A near-duplicate added, {fig.shown_text(near)}: ")
-    both = "(p = {} for 2xm, {} for 3yn)".format(*fig.chance_pair(p(near, "2xm"), p(near, "3yn")))
-    assert both in near_lines[2]
-    written = greedy(near, "2xm"), greedy(near, "3yn")
-    said = ("it writes 2xm" if written[0] == "2xm" else "it writes 3yn" if written[1] == "3yn"
+        assert f"{verb} (p = {two(p(prompt, '2xm'))} over its 3 characters)" in line
+    assert lines[2].startswith(f"A near-duplicate added, {shown(near)}: ")
+    assert "(p = {} for 2xm, {} for 3yn)".format(*pair(p(near, "2xm"), p(near, "3yn"))) in lines[2]
+    said = ("it writes 2xm" if greedy(near, "2xm") == "2xm" else "it writes 3yn" if greedy(near, "3yn") == "3yn"
             else "it writes neither end")
-    assert said in near_lines[2]
-    assert "11 characters back" in moved_lines[0]   # k7q2xm at 6 and at 17
-    assert "Moved 20 characters back" in moved_lines[1]  # 'tool: k7q2xm' + 9 of filler: the copy at 6, the word at 26
+    assert said in lines[2]
 
 
 def test_typical_is_the_median_over_its_fixed_random_ids_of_each_experiments_p():
-    ids = lesson.typical_ids(count=5)
-    assert ids == lesson.typical_ids(count=5) and all(len(i) == 6 and set(i) <= set(lesson.SWAP) for i in ids)
+    ids = lesson.typical_ids(count=3)
+    assert ids == lesson.typical_ids(count=3) and all(len(i) == 6 and set(i) <= set(lesson.SWAP) for i in ids)
     got = lesson.typical(MODEL, ids)
-    ones, exacts, nears = [], [], []
+    ones, exacts, nears, own, other_wins = [], [], [], 0, 0
     for word in ids:  # recomputed from mha.text.read's probabilities, one character at a time
         end, other = word[3:], lesson.near_end(word[3:])
-        for found, prompt in ((ones, f"tool: {word}\nai: {word[:3]}"), (exacts, f"tool: {word} {word}\nai: {word[:3]}"),
-                              (nears, f"tool: {word} {word[:3]}{other}\nai: {word[:3]}")):
+        text = DEFAULT.replace("k7q2xm", word)
+        prompts = [text[:-3], text.replace(f'"{word}"', f'"{word} {word}"')[:-3],
+                   text.replace(f'"{word}"', f'"{word} {word[:3] + other}"')[:-3]]
+        for found, prompt in zip((ones, exacts, nears), prompts):
             probs = mha.text.read(MODEL, prompt + end).probabilities
             found.append(float(np.prod([probs[len(prompt) - 1 + k][MODEL.vocab.index(c)]
                                         for k, c in enumerate(end)])))
-    assert got.count == 5
+        written = mha.text.greedy(MODEL, prompts[2], 3).text
+        own += written == end
+        other_wins += written == other
+    assert got.count == 3
     assert (got.one, got.exact, got.near) == pytest.approx((np.median(ones), np.median(exacts), np.median(nears)),
                                                            rel=1e-9)
-    own = other_wins = 0
-    for word in ids:  # greedy decoding after the near-duplicate, from mha.text.greedy
-        written = mha.text.greedy(MODEL, f"tool: {word} {word[:3]}{lesson.near_end(word[3:])}\nai: {word[:3]}", 3).text
-        own += written == word[3:]
-        other_wins += written == lesson.near_end(word[3:])
     assert (got.writes_own, got.writes_other) == (own, other_wins)
 
 
-def test_the_typical_prose_numbers_are_typicals():
-    typical = fig.typical()
-    assert typical.count == lesson.TYPICAL_COUNT == len(set(lesson.typical_ids()))
-    assert fig.PROSE["text-near-median"]() == f"{typical.near:.2f}"
-    assert fig.PROSE["text-one-median"]() == f"{typical.one:.2f}"
-    assert fig.PROSE["text-near-own"]() == str(typical.writes_own)
-
-
 def test_two_probabilities_side_by_side_get_more_decimals_only_where_2_would_print_them_alike():
-    assert fig.chance_pair(0.2924, 0.0712) == ("0.29", "0.07")
-    assert fig.chance_pair(0.2912, 0.2948) == ("0.291", "0.295")  # 0.29 and 0.29 would read as a tie
-    assert fig.chance_pair(0.29, 0.0071) == ("0.29", "0.0071")  # under 0.01: 2 significant digits
-    assert fig.chance_pair(0.5, 0.5) == ("0.50", "0.50")  # a real tie stays one
+    for a, b, expected in [(0.2924, 0.0712, ("0.29", "0.07")),
+                           (0.2912, 0.2948, ("0.291", "0.295")),  # 0.29 and 0.29 would read as a tie
+                           (0.29, 0.0071, ("0.29", "0.0071")),  # under 0.01: 2 significant digits
+                           (0.5, 0.5, ("0.50", "0.50"))]:  # a real tie stays one
+        assert fig.chance_pair(a, b) == pair(a, b) == expected
 
 
-# --- the prose -------------------------------------------------------------------------------------
+# --- the prose and the cards, from each seed's measurements ------------------------------------------
 
-# measure()'s shape (mha.text.measure), numbers made up here so that each one is told from the others
-MEASURED = {
-    "chance": 1 / 65,
-    "copy": {"off": [], "trained": 0.8554, "unseen": 0.73549, "trained_characters": 1200, "unseen_characters": 1000},
-    "copy_off": [{"off": [[layer, head]], "trained": 0.5, "unseen": unseen, "trained_characters": 1200,
-                  "unseen_characters": 1000}
-                 for (layer, head), unseen in zip(MODEL.names, (0.6, 0.055, 0.39, 0.45))],
-    "scores": [{"layer": layer, "head": head, "previous_token": prev, "induction": ind}
-               for (layer, head), prev, ind in zip(MODEL.names, (0.1, 0.876, 0.2, 0.3), (0.01, 0.02, 0.455, 0.5))],
-    "heads": {"induction_head": [1, 1], "previous_token_heads": [[0, 1]], "pair": True},
-    "composition": [],
-    "bits_per_character": {"model": 3.456, "bigram": 3.789, "characters": 3999, "bigram_smoothing": "add-one"},
-}
+SEEDS = mha.text.SEEDS
+MEASURED = {seed: mha.text.load(seed).measurements for seed in SEEDS}
+NAMES = {"previous_token": "previous character", "same_character": "same character",
+         "word_start": "start of the word", "bracket": "open quote or bracket", "induction": "induction"}
 
 
-@pytest.fixture
-def measured(monkeypatch):
-    """The shipped model, carrying MEASURED as its measurements."""
-    model = dataclasses.replace(MODEL, measurements_json=json.dumps(MEASURED))
-    monkeypatch.setattr(fig, "model", lambda: model)
-    return MEASURED
-
-
-@pytest.fixture
-def unmeasured(monkeypatch):
-    model = dataclasses.replace(MODEL, measurements_json="{}")
-    monkeypatch.setattr(fig, "model", lambda: model)
-
-def test_the_prose_numbers_come_from_the_models_about_and_measurements(measured):
-    about, m = MODEL.about, measured
+def test_the_prose_numbers_come_from_the_models_about_and_measurements():
     values = {key: make() for key, make in fig.PROSE.items()}
-    assert (values["text-copy-unseen"], values["text-copy-trained"]) == ("73.5%", "85.5%")  # 73.549%, 85.54%
-    assert values["text-bits"] == "3.46 bits per character to a bigram table's 3.79: only 0.33 better"
-    assert values["text-params"] == f"{about['parameters']:,}"
-    assert values["text-steps"] == f"{about['steps']:,}"
-    assert values["text-seed"] == str(about["seed"])
-    assert values["text-context"] == "32" and values["text-vocab"] == str(len(MODEL.vocab))
-    assert values["text-copy-unseen"] == f"{100 * m['copy']['unseen']:.1f}%"
-    assert values["text-copy-trained"] == f"{100 * m['copy']['trained']:.1f}%"
-    assert values["text-chance"] == f"{100 / len(MODEL.vocab):.1f}%"
-    bits = m["bits_per_character"]
-    assert values["text-bits"].startswith(f"{bits['model']:.2f} bits per character")
-    assert f"a bigram table's {bits['bigram']:.2f}" in values["text-bits"]
+    about = MODEL.about
+    assert values["text-params"] == f"{about['parameters']:,}" and values["text-steps"] == f"{about['steps']:,}"
+    assert values["text-context"] == "128" and values["text-vocab"] == "65" and values["text-seeds"] == "3"
+    assert values["text-shape"] == "2 layers of 4 heads, width 64"
+    unseen = sorted(MEASURED[s]["tasks"][0]["unseen"] for s in SEEDS)
+    assert values["text-copy-unseen"] == f"{100 * unseen[0]:.1f}-{100 * unseen[-1]:.1f}%"
+    bits = sorted(MEASURED[s]["bits_per_character"]["model"] for s in SEEDS)
+    bigram = MEASURED[0]["bits_per_character"]["bigram"]
+    assert all(MEASURED[s]["bits_per_character"]["bigram"] == bigram for s in SEEDS)  # one text, one table
+    assert values["text-bits"] == f"{bits[0]:.2f}-{bits[-1]:.2f} bits per character to a bigram table's {bigram:.2f}"
+    assert values["text-chance"] == "1.5%" and values["text-role-min"] == "0.1" and values["text-role-lift"] == "4"
     assert values["text-default"] == DEFAULT and values["text-last"] == str(len(DEFAULT) - 1)
+    typical = MEASURED[0]["typical"]
+    assert (values["text-one-median"], values["text-near-median"], values["text-near-own"]) == (
+        f"{typical['one']:.2f}", f"{typical['near']:.2f}", str(typical["writes_own"]))
 
 
-def test_section_10_cites_the_near_duplicate_numbers_of_the_default_text():
-    _, exact, near = (prompt for _, prompt in lesson.near_duplicate_prompts(DEFAULT, MODEL.context))
-    other = "3yn"
-    assert fig.PROSE["text-exact-id"]() == f"{mha.text.continuation_probability(MODEL, exact, '2xm').probability:.2f}"
-    for key, end in (("text-near-id", "2xm"), ("text-near-other", other)):
-        p = mha.text.continuation_probability(MODEL, near, end).probability
-        assert fig.PROSE[key]() == f"{p:.2f}"
-    assert dom.to_html(fig.PROSE["text-near-pair"]()) == "<kbd>k7q2xm k7q3yn</kbd>"
+def test_the_recipe_is_said_stage_by_stage():
+    stages = [{"context": 32, "steps": 8000, "mix": [1, 0, 0, 0]}, {"context": 64, "steps": 4000, "mix": [.6, .2, .1, .1]},
+              {"context": 128, "steps": 8000, "mix": [.4, .25, .1, .25]}]
+    assert fig.recipe(stages) == ("8,000 steps at 32 characters of repeated random strings, then 4,000 at 64 and "
+                                  "8,000 at 128 with 60% and 40% of those")
+    assert fig.PROSE["text-recipe"]() == fig.recipe(MODEL.about["corpus"]["stages"])
 
 
-def test_the_card_gives_each_heads_scores_and_its_cost_switched_off_alone(measured):
-    m = measured
-    rows = find(fig.card(), "tr")[1:]
-    assert len(rows) == len(m["scores"]) == MODEL.layers * MODEL.heads
-    for row, score in zip(rows, m["scores"]):
-        alone = [r for r in m["copy_off"] if r["off"] == [[score["layer"], score["head"]]]][0]
-        assert [text(c) for c in row[2:]] == [f"layer {score['layer']} head {score['head']}",
-                                              f"{score['previous_token']:.2f}", f"{score['induction']:.2f}",
-                                              f"{100 * alone['unseen']:.1f}%"]
+def test_the_moves_sentence_names_where_induction_sits_in_each_seed():
+    holders = {}
+    for seed in SEEDS:
+        for layer, head, role in MEASURED[seed]["roles"]:
+            if role == "induction":
+                holders.setdefault(seed, []).append(f"{layer}.{head}")
+    assert len(holders) == 3 and len({tuple(v) for v in holders.values()}) > 1  # these models: induction moves
+    assert fig.moves() == (f"induction: {', '.join(holders[0])} in seed 0; {', '.join(holders[1])} in seed 1; "
+                           f"{', '.join(holders[2])} in seed 2")
+    assert fig.PROSE["text-moves"]() == fig.moves()
 
 
-def test_the_card_says_how_far_layer_1s_induction_falls_without_the_previous_token_head(measured):
-    measured["composition"] = [{"layer": 1, "head": 0, "off": [[0, 1]], "induction": 0.0912},
-                               {"layer": 1, "head": 1, "off": [[0, 1]], "induction": 0.0826}]
-    model = dataclasses.replace(MODEL, measurements_json=json.dumps(measured))
-    fig.model = lambda: model  # monkeypatch restores it after the test
-    assert text(fig.card()).endswith("With layer 0 head 1 (its previous-token head) off, the induction scores fall: "
-                                     "layer 1 head 0's from 0.46 to 0.09, layer 1 head 1's from 0.50 to 0.08.")
+def test_the_card_gives_each_heads_probe_scores_role_and_costs_switched_off_alone():
+    for seed in SEEDS:
+        m = MEASURED[seed]
+        rows = find(fig.card(seed), "tr")[1:]
+        assert len(rows) == len(m["scores"]) == 8
+        base = m["tasks"][0]
+        for row, score, (layer, head, role) in zip(rows, m["scores"], m["roles"]):
+            alone = next(t for t in m["tasks"] if t["off"] == [[layer, head]])
+            costs = [f"{1 - alone[k] / base[k]:.0%}" for k in ("unseen", "close")]
+            assert [text(c) for c in row[2:]] == [f"layer {layer} head {head}",
+                                                  *[f"{score[p]:.2f}" for p in mha.text.PROBES],
+                                                  NAMES[role] if role else "none", *costs]
+        assert text(find(fig.card(seed), "caption")[0]).startswith(f"Seed {seed}: ")
 
 
-def test_a_worse_model_than_the_bigram_is_said_to_be_worse(measured):
-    measured["bits_per_character"]["model"] = 4.0
-    model = dataclasses.replace(MODEL, measurements_json=json.dumps(measured))
-    fig.model = lambda: model  # monkeypatch restores it after the test
-    assert fig.bits_verdict() == "4.00 bits per character, worse than a bigram table's 3.79"
+def test_the_roles_table_shows_each_head_s_role_in_each_seed():
+    rows = find(fig.roles_table(), "tr")[1:]
+    for index, row in enumerate(rows):
+        cells = [text(c) for c in row[3:]]
+        for seed, cell in zip(SEEDS, cells):
+            layer, head, role = MEASURED[seed]["roles"][index]
+            assert cell == (f"{NAMES[role]} {MEASURED[seed]['scores'][index][role]:.2f}" if role else "none")
 
 
-def test_without_measurements_the_page_says_so_instead_of_a_number(unmeasured):
-    assert fig.PROSE["text-copy-unseen"]() == fig.PROSE["text-bits"]() == "not yet measured"
-    assert "not yet measured" in text(fig.card())
+def test_each_seed_s_dissociation_is_said_or_its_absence():
+    tree = fig.dissociations()
+    if not any(MEASURED[seed]["dissociation"] for seed in SEEDS):
+        costly = [(seed, t) for seed in SEEDS for t in MEASURED[seed]["tasks"][1:] if len(t["off"]) == 1
+                  and 1 - t["unseen"] / MEASURED[seed]["tasks"][0]["unseen"] >= 0.5]
+        assert costly  # the previous-token heads at least
+        close_too = all(1 - t["close"] / MEASURED[seed]["tasks"][0]["close"] >= 0.1 for seed, t in costly)
+        definition = ("Two jobs would be shown apart by a double dissociation: one head whose switch costs copying an "
+                      "id half or more and closing a quote or bracket under a tenth, another the reverse.")
+        assert text(tree) == definition + (" No seed has one: in each, every head whose switch costs copying half or "
+                                           "more costs closing more than a tenth too." if close_too else
+                                           " No seed has one.")
+        return
+    for seed, line in zip(SEEDS, [text(li) for li in find(tree, "li")]):
+        found = MEASURED[seed]["dissociation"]
+        if found is None:
+            assert line.startswith(f"Seed {seed}: no double dissociation")
+        else:
+            a, b = found["copy_head"], found["close_head"]
+            assert line == (f"Seed {seed}: layer {a[0]} head {a[1]} off costs copying {found['copy_costs'][0]:.0%} "
+                            f"and closing {found['copy_costs'][1]:.0%}; layer {b[0]} head {b[1]} off costs closing "
+                            f"{found['close_costs'][1]:.0%} and copying {found['close_costs'][0]:.0%}.")
+
+
+def test_section_10_s_plot_and_sentence_are_the_competition_measurements():
+    c = [MEASURED[seed]["competition"] for seed in SEEDS]
+
+    def three(kind, at):
+        values = [two(x[kind][at]) for x in c]
+        return f"{values[0]}, {values[1]} and {values[2]}"
+    assert fig.competition_sentence() == (f"falls from {three('near', 0)} (seeds 0, 1, 2) to {three('near', -1)} after "
+                                          f"8 near-duplicate lines, and to {three('unrelated', -1)} after 8 unrelated ones")
+    tree = fig.competition_plot()
+    lines = [n for n in nodes(tree) if n[0] == "polyline"]
+    assert [(n[1]["data-seed"], n[1]["class"]) for n in lines] == [
+        (str(s), f"text-line {k}") for s in SEEDS for k in ("near", "unrelated")]
+    for line, (seed, kind) in zip(lines, [(s, k) for s in SEEDS for k in ("near", "unrelated")]):
+        ys = [float(point.split(",")[1]) for point in line[1]["points"].split()]
+        values = MEASURED[seed]["competition"][kind]
+        # log scale: y = 12 + (220 - 38 - 12) * log10(p) / -4, p held within 1e-4..1
+        assert ys == [round(12 + 170 * min(max(math.log10(v), -4), 0) / -4, 1) for v in values]
+    assert all(text(n) for n in nodes(tree) if n[0] == "text")
 
 
 def test_the_build_time_figures_are_the_default_states():
@@ -420,20 +444,20 @@ def test_the_build_time_figures_are_the_default_states():
     assert not math.isnan(reading.probability[-1])
 
 
-def test_the_training_time_is_the_runs_cpu_time_not_its_wall_time():
-    """The wall time swings with the machine's load (the same run: 354 s here, 1,386 s beside two more trainings);
-    the CPU time of the recorded run is what the page prints: 115.4 s / 60 = 1.9 minutes."""
-    about = MODEL.about
-    assert about["training_cpu_seconds"] == 115.4 and about["training_seconds"] > about["training_cpu_seconds"]
-    assert fig.PROSE["text-minutes"]() == "1.9 minutes of one core's time"
+def test_the_training_time_is_the_longest_run_s_cpu_time_not_its_wall_time():
+    """The wall time swings with the machine's load; the page prints the CPU time of the slowest seed's run."""
+    seconds = max(mha.text.load(s).about["training_cpu_seconds"] for s in SEEDS)
+    assert seconds <= 15 * 60  # issue 43: at most 15 minutes a model
+    assert fig.PROSE["text-minutes"]() == f"{seconds / 60:.1f} minutes"
 
 
 def test_right_guesses_top_key_and_chance_worked_by_hand():
     """The counts and picks the figure prints, from mha.text_lesson: a guess is right when it is the text's next
     character (the last position has none); a row's top key is its largest weight among keys 0..row, the first on
     a tie; chance is one in the vocabulary's size."""
+    import dataclasses
     reading = dataclasses.make_dataclass("R", ["text", "guess"])(text="abab", guess=["b", "x", "b", "a"])
     assert lesson.right_guesses(reading) == [True, False, True, False]
     weights = [[1.0, 0, 0], [0.25, 0.75, 0], [0.4, 0.2, 0.4]]
     assert [lesson.top_key(weights, row) for row in range(3)] == [0, 1, 0]
-    assert lesson.chance(MODEL) == 1 / 65 and fig.PROSE["text-chance"]() == "1.5%"
+    assert lesson.chance(MODEL) == 1 / 65
