@@ -25,8 +25,10 @@ from pathlib import Path
 
 import pytest
 
+import mha.text_lesson as lesson
 from conftest import another_origin
 from scripts import browsers
+from text_cli import cli, shown
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -141,11 +143,9 @@ def test_firefox_cells_fetch_to_another_origin_is_refused_in_its_worker_and_said
 def test_firefox_text_field_redraws_a_guess_and_a_switch_works(firefox):
     """Section 9 in Firefox: a character typed at the end adds its guess, and switching layer 0 head 1 off draws
     it off; the guesses shown are the CLI's (python -m mha.text TEXT --json [--off 0.1])."""
-    from test_page_text import DEFAULT, cli, shown
-
     shown_guesses = json.loads(check(firefox, "text")["detail"])
-    assert shown_guesses["typed"] == [shown(g) for g in cli(DEFAULT + "a")["guess"]]
-    assert shown_guesses["off"] == [shown(g) for g in cli(DEFAULT + "a", off=[(0, 1)])["guess"]]
+    assert shown_guesses["typed"] == [shown(g) for g in cli(lesson.DEFAULT_PROMPT + "a")["guess"]]
+    assert shown_guesses["off"] == [shown(g) for g in cli(lesson.DEFAULT_PROMPT + "a", off=[(0, 1)])["guess"]]
 
 
 def test_firefox_blocked_wasm_ends_in_the_failure_alert(firefox):

@@ -6,12 +6,6 @@ continuation_probability for the experiments; the page must print them to the di
 One page is shared by the module's tests, scrolled to the section (the model loads when it is near).
 """
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -19,6 +13,7 @@ import mha.text
 import mha.text_lesson as lesson
 from conftest import READY_TIMEOUT_MS, assert_no_axe_violations_light_and_dark, open_page
 from figures import text as fig
+from text_cli import cli, shown
 
 
 @pytest.fixture(scope="module")
@@ -27,21 +22,8 @@ def browser(tiered_browser):
     return tiered_browser
 
 
-ROOT = Path(__file__).resolve().parents[2]
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
-
-
-def cli(text, off=()):
-    """What `python -m mha.text TEXT --json [--off L.H ...]` prints, parsed."""
-    flags = [arg for layer, head in off for arg in ("--off", f"{layer}.{head}")]
-    done = subprocess.run([sys.executable, "-m", "mha.text", text, "--json", *flags], cwd=ROOT, check=True,
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
-    return json.loads(done.stdout)
-
-
-def shown(text):
-    return "".join(fig.SHOWN.get(c, c) for c in text)
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +135,7 @@ def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(
     assert reader.locator("#fig-text-reads").inner_html() == before
     # the figures kept are dimmed and named: the last text the model could read
     expect(reader.locator("#text-status")).to_have_text(
-        f"Dimmed below: the last text it could read, {fig.shown_text(DEFAULT)}.")
+        f"Dimmed below: the last text it could read, {shown(DEFAULT)}.")
     assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "dashed"
     assert reader.locator("#fig-text-maps svg").first.evaluate("e => getComputedStyle(e).opacity") == "0.35"
     field.fill(DEFAULT)
@@ -230,7 +212,7 @@ def test_both_experiments_print_mha_texts_probabilities_for_the_readers_text(rea
         for printed in (fig.chance_pair(*ends) if len(ends) == 2 else [fig.share_text(*ends)]):
             assert printed in (near if prompt in prompts else moved)
     for prompt in prompts:  # each prompt shown whole, spaces and newlines visible
-        assert fig.shown_text(prompt) in near
+        assert shown(prompt) in near
     assert f"{found.last - found.first} characters back" in moved
     expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
 

@@ -49,14 +49,12 @@ from figures import training as story_figures
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import state as page_state
 from page.dom import to_html
+from figure_sets import BROKEN, READ_THE_RUN, SKIPPED, STATIC
 from trees import class_list, text
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "site" / "app" / "main.py"
-SKIPPED = {"fig-blend", "fig-recipe-costs", "fig-recipe-line", "fig-cost-seq-len", "fig-cost-share"}
 SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend"}  # tested in test_recipe_figures.py
 LIVE = sorted(fid for fid, figure in FIGURES.items() if figure.redraw and fid not in SKIPPED)
-STATIC = sorted(fid for fid, figure in FIGURES.items()  # drawn once at build time from the default state
-                if not figure.redraw and fid not in SKIPPED and not fid.startswith(("fig-train", "fig-probe")))
 MAX_SEED = 2**32 - 1
 MOVED = 0.5e-4           # a weight that moved less than half the last printed digit is said not to move
 
@@ -629,9 +627,6 @@ def actions_are_taken_or_refused_as_listed(r):
     assert not r.page.surprises, r.page.surprises[:3]
     terse = [(action, sentence) for action, sentence in r.page.said if len(sentence.split()) < 4]
     assert not terse, terse[:3]
-
-
-BROKEN = re.compile(r"\b(nan|NaN|inf|Inf|Infinity|None|undefined)\b")
 
 
 @check
@@ -1278,9 +1273,6 @@ def test_the_kv_models_table_bills_every_published_model_at_every_setting():
 
 def test_section_4s_buttons_set_what_their_sentence_says_from_every_state():
     assert_true_everywhere(section_4s_buttons_set_what_their_sentence_says)
-
-
-READ_THE_RUN = {"q-trained"}  # static figures that read section 8's build-time run: test_training_page.py
 
 
 def test_the_static_figures_build_from_the_default_state_without_nan_inf_or_none():

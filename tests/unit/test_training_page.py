@@ -532,11 +532,12 @@ def test_the_build_time_runs_lock_is_taken_once_and_taken_over_from_a_process_th
 
 
 def test_section_8s_question_builds_from_the_default_state_without_nan_inf_or_none():
-    """test_sweep.py's check of every static figure, for the one that reads the build-time run (this module waits
-    for the build, which trains it: the sweep's file then runs beside the build instead of waiting for it)."""
+    """test_sweep.py's check of every static figure (figure_sets.py), for the one that reads the build-time run
+    (this module waits for the build, which trains it: the sweep's file then runs beside the build instead of
+    waiting for it)."""
+    from figure_sets import BROKEN, READ_THE_RUN, STATIC
     from figures import FIGURES
     from page import state as page_state
-    from test_sweep import BROKEN, READ_THE_RUN, STATIC
 
     assert READ_THE_RUN <= set(STATIC)
     state = page_state.default_state()
