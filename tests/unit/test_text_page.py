@@ -227,7 +227,8 @@ def test_a_click_picks_the_row_under_it():
 
 
 def test_the_map_draws_each_cell_once_in_its_weights_bucket():
-    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket; none above the diagonal."""
+    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket (a path's run, or the
+    chosen row's own <rect>); none above the diagonal."""
     reading = fig.read(fig.default_state())
     rows = reading.weights[1][1]
     svg = fig.head_map(rows, DEFAULT, "layer 1 head 1", 5, False)
@@ -241,6 +242,10 @@ def test_the_map_draws_each_cell_once_in_its_weights_bucket():
             for j in range((int(x) - fig.MARGIN) // fig.CELL, (int(x) - fig.MARGIN + int(width)) // fig.CELL):
                 assert (i, j) not in covered
                 covered[i, j] = bucket
+    for cell in (n for n in nodes(svg) if n[0] == "rect"):  # the chosen row: a readable <rect> a cell
+        i, j = cell[1]["data-q"], cell[1]["data-k"]
+        assert (i, j) not in covered and (cell[1]["x"], cell[1]["y"]) == (fig.MARGIN + j * fig.CELL, fig.MARGIN + i * fig.CELL)
+        covered[i, j] = int(cell[1]["class"].split()[0][1:])
     assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(DEFAULT)) for j in range(i + 1)}
 
 
