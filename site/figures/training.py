@@ -32,7 +32,7 @@ from figures.registry import Figure
 from mha.training.model import argmax
 from page import dom
 from figures.heatmap import CELL, MARGIN, heat_map
-from page.dom import apart, beside, classes
+from page.dom import apart, beside, classes, share_text
 
 SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
@@ -531,9 +531,10 @@ def heads_note(facts):
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]
-    parks, verdict = (", an attention sink (section 10)", "") if weight >= SINK else ("", ": it does not park there")
-    said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {score(weight)} of its weight on "
-                f"the first token{parks}; even weights would put {score(even)}{verdict}.")
+    verdict = (f"at least {SINK}: an attention sink (section 10)" if weight >= SINK else
+               f"under {SINK}: it does not park there")
+    said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {beside(weight, SINK)} of its weight "
+                f"on the first token, {verdict}; even weights would put {score(even)}.")
     return ["p", {"class": "note train-heads-note"}, " ".join(said)]
 
 
@@ -543,16 +544,23 @@ SINK = 0.5  # an induction head that puts at least this on the first token, wher
 def copy_story(facts, whose):
     """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges).
 
-    Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to."""
+    Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to, and a run
+    that guesses C while its top induction head puts under COPIES on the C's is not said to guess C through it."""
     repeat, near = facts["copy"][REPEAT], facts["copy"][NEAR]
     name = head_label(*facts["copy_head"])
-    split = " and ".join(score(w) for w in repeat["weights"])
-    rg = LETTERS[repeat["guess"]]
-    said = ("so the guess is C" if rg == "C" else f"yet the guess is {rg}, not C: this run does not copy here")
+    split = " and ".join(share_text(w) for w in repeat["weights"])
+    rg, p, on_c = LETTERS[repeat["guess"]], score(repeat["p"]), sum(repeat["weights"])
+    said = (f"yet the guess is {rg}, not C: this run does not copy here, with p = {p}" if rg != "C" else
+            f"so the guess is C, with p = {p}" if on_c >= COPIES else
+            f"and the guess is C, with p = {p}, but not through this head: it puts {beside(on_c, COPIES)} on the C's "
+            f"together, under {COPIES}")
     return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
-             ["kbd", {}, REPEAT], f": both A's lead to C, {said}, with p = {score(repeat['p'])}. In ",
-             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in near['weights'])}, "
-                                f"and {near_verdict(near)}."]]
+             ["kbd", {}, REPEAT], f": both A's lead to C, {said}. In ",
+             ["kbd", {}, NEAR], f" one A leads to C and one to D: "
+                                f"{' and '.join(share_text(w) for w in near['weights'])}, and {near_verdict(near)}."]]
+
+
+COPIES = 0.5  # the top induction head copies the repeat's C when its weights on the C's add up to at least this
 
 
 SURE = 0.75  # a guess at or over this probability is the model's pick; under it, the sentence gives both odds

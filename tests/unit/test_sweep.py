@@ -1417,8 +1417,8 @@ def test_section_8s_heads_note_says_what_each_heads_numbers_show(row):
         assert f"Held-out accuracy with one of them off: {alone}%." in said
     assert "costs nothing" not in said  # measured_from: every head costs something
     il, ih = row["induction_head"]
-    assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token; "
-            f"even weights would put 0.25: it does not park there.") in said  # under 0.5
+    assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token, "
+            f"under 0.5: it does not park there; even weights would put 0.25.") in said  # its line said beside it
 
 
 def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_a_sink():
@@ -1434,7 +1434,7 @@ def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_
     assert "with both off" not in said  # measured_from measures each head alone off only
     measured["ablated"][sum(1 << HEADS_22.index((pl, h)) for h in (0, 1))] = 0.25
     assert "; with both off: 25.0%." in text(story_figures.heads_note(story_figures.describe_run(measured)))
-    assert "puts 0.50 of its weight on the first token, an attention sink (section 10)" in said
+    assert "puts 0.50 of its weight on the first token, at least 0.5: an attention sink (section 10)" in said
 
 
 def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
