@@ -2,7 +2,9 @@
 
 References: texts and ids worked by hand (beside each case); where the number is the model's output,
 mha.text's own tested functions (read, continuation_probability, greedy), called here directly, and
-numpy for the products; the measurements' numbers formatted by hand from model.measurements.
+numpy for the products; the measurements' numbers formatted by hand from model.measurements. How a sentence
+prints a probability or a character (p_text, pair, shown below) is the lesson's rule written out here: the page's
+own formatters are tested on hand-worked cases, never used to make an expected text.
 """
 
 import dataclasses
@@ -20,6 +22,26 @@ from trees import class_list, find, nodes, text
 
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
+SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # the page draws a newline as a return arrow, a space as an open box
+
+
+# --- how a sentence prints what the model computed: the lesson's rules, written here, not the page's formatters
+
+def shown(text):
+    return "".join(SHOWN.get(c, c) for c in text)
+
+
+def p_text(p):
+    """A probability as a sentence prints it: 2 decimals; under 0.01, 2 significant digits (0.0071, 0.000059)."""
+    return f"{p:.2f}" if p >= 0.01 or p <= 0 else f"{p:.{1 - math.floor(math.log10(p))}f}"
+
+
+def pair(a, b):
+    """Two probabilities side by side: as p_text prints them, or to 3, then 4 decimals while they would print alike."""
+    if a == b or p_text(a) != p_text(b):
+        return p_text(a), p_text(b)
+    digits = 3 if f"{a:.3f}" != f"{b:.3f}" else 4
+    return f"{a:.{digits}f}", f"{b:.{digits}f}"
 
 
 def run(steps):
@@ -79,7 +101,7 @@ def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends(
     p = {end: mha.text.continuation_probability(MODEL, "tool: k7q2xm\nai: k7q", end).probability
          for end in ("2xm", "9ab")}
     assert said.startswith("Your near-duplicate, as written, tool:\u2423k7q2xm\u21b5ai:\u2423k7q: ")
-    first, second = fig.chance_pair(p["2xm"], p["9ab"])
+    first, second = pair(p["2xm"], p["9ab"])
     assert f"{first} for 2xm, {second} for 9ab" in said
     assert "k7q k7q" not in said  # no copy inserted that would split the reader's id
 
@@ -181,11 +203,11 @@ def test_what_the_model_reads_shows_each_character_and_its_guess_outlined_where_
     tree = fig.reads(fig.read(state))
     rows = find(tree, "tr")
     # one column per character and one for the character after the text, which only the guess row fills
-    assert [text(td) for td in rows[0][2:]] == [fig.SHOWN.get(c, c) for c in DEFAULT] + [""]
+    assert [text(td) for td in rows[0][2:]] == list(shown(DEFAULT)) + [""]
     assert text(rows[1][2]) == ""  # nothing guesses the first character
     guesses = rows[1][3:]  # the guess for character i + 1 stands under character i + 1
     expected = [MODEL.vocab[int(np.argmax(row))] for row in reading.probabilities]
-    assert [text(td) for td in guesses] == [fig.SHOWN.get(c, c) for c in expected]
+    assert [text(td) for td in guesses] == [shown(c) for c in expected]
     hits = [i for i, g in enumerate(expected) if i + 1 < len(DEFAULT) and g == DEFAULT[i + 1]]
     assert [i for i, td in enumerate(guesses) if "hit" in class_list(td)] == hits
     assert all(text(guesses[i]) == text(rows[0][2 + i + 1]) for i in hits)  # an outlined guess sits under its match
@@ -215,9 +237,9 @@ def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_o
     top3 = np.argsort(-np.array(reading.probabilities[17]), kind="stable")[:3]  # numpy's order, not the figure's
     p = [reading.probabilities[17][t] for t in top3]
     assert p[0] >= 0.01 > p[1] > p[2]  # so one number to 2 decimals, two to 2 significant digits (not 0.01, 0.01)
-    said = ", ".join(f"{fig.SHOWN.get(MODEL.vocab[t], MODEL.vocab[t])} ({x:.2f})" if x >= 0.01 else
-                     f"{fig.SHOWN.get(MODEL.vocab[t], MODEL.vocab[t])} ({x:.2g})" for t, x in zip(top3, p))
-    assert f"After 17 ({fig.SHOWN.get(DEFAULT[17], DEFAULT[17])}) it expects {said}." in text(tree)
+    said = ", ".join(f"{shown(MODEL.vocab[t])} ({x:.2f})" if x >= 0.01 else
+                     f"{shown(MODEL.vocab[t])} ({x:.2g})" for t, x in zip(top3, p))
+    assert f"After 17 ({shown(DEFAULT[17])}) it expects {said}." in text(tree)
     assert sum(1 for n in nodes(tree) if n[0] == "rect" and n[1].get("tabindex") == 0) == len(figures)
 
 
@@ -276,12 +298,12 @@ def test_the_experiments_sentences_print_mha_texts_probabilities(off):
     for line, prompt, kind in [(near_lines[0], one, "As written"), (near_lines[1], exact, "An exact copy added"),
                                (moved_lines[0], here, None), (moved_lines[1], back, None)]:
         if kind:  # the whole prompt shown, its space and newline visible, and only the end it asks for
-            assert line.startswith(f"{kind}, {fig.shown_text(prompt)}: ")
+            assert line.startswith(f"{kind}, {shown(prompt)}: ")
         verb = "it writes 2xm" if greedy(prompt, "2xm") == "2xm" else "it does not write 2xm"
-        assert f"{verb} (p = {fig.share_text(p(prompt, '2xm'))} over its 3 characters)" in line
+        assert f"{verb} (p = {p_text(p(prompt, '2xm'))} over its 3 characters)" in line
         assert "3yn" not in line and "neither" not in line
-    assert near_lines[2].startswith(f"A near-duplicate added, {fig.shown_text(near)}: ")
-    both = "(p = {} for 2xm, {} for 3yn)".format(*fig.chance_pair(p(near, "2xm"), p(near, "3yn")))
+    assert near_lines[2].startswith(f"A near-duplicate added, {shown(near)}: ")
+    both = "(p = {} for 2xm, {} for 3yn)".format(*pair(p(near, "2xm"), p(near, "3yn")))
     assert both in near_lines[2]
     written = greedy(near, "2xm"), greedy(near, "3yn")
     said = ("it writes 2xm" if written[0] == "2xm" else "it writes 3yn" if written[1] == "3yn"
