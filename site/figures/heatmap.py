@@ -12,22 +12,27 @@ CELL = 10    # px a cell, at the least: an 11 px letter fits a 10 px row
 MARGIN = 14  # px on the left and the top for the axis letters
 
 
+BUCKETS = [f"w{k}" for k in range(10)] + ["w9"]  # dom.weight_class's names by int(10 * weight): 1.0 -> w9 too
+
+
 def bucket_paths(rows, cell=CELL, skip=()):
     """One <path class=wK> per weight bucket (dom.weight_class); a run of cells of one row in one bucket is one
     rectangle, so a map is at most ten elements however many cells it has. Nothing above the diagonal, nothing
-    of the rows in skip (heat_map draws those as readable cells)."""
-    runs = {}
+    of the rows in skip (heat_map draws those as readable cells). Runs on every keystroke of section 9, so each
+    cell's bucket is one list look-up (softmax weights lie in [0, 1])."""
+    runs = {name: [] for name in BUCKETS}
     for i, weights in enumerate(rows):
         if i in skip:
             continue
         y, start = MARGIN + i * cell, 0
+        names = [BUCKETS[int(w * 10)] for w in weights[:i + 1]]
+        names.append(None)
         for j in range(1, i + 2):
-            if j > i or weight_class(weights[j]) != weight_class(weights[start]):
+            if names[j] != names[start]:
                 wide = (j - start) * cell
-                runs.setdefault(weight_class(weights[start]), []).append(
-                    f"M{MARGIN + start * cell} {y}h{wide}v{cell}h-{wide}z")
+                runs[names[start]].append(f"M{MARGIN + start * cell} {y}h{wide}v{cell}h-{wide}z")
                 start = j
-    return [["path", {"class": bucket, "d": "".join(parts)}] for bucket, parts in sorted(runs.items())]
+    return [["path", {"class": name, "d": "".join(parts)}] for name, parts in runs.items() if parts]
 
 
 def edge(n, cell=CELL):
