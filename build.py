@@ -45,6 +45,7 @@ MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ec
 
 PRELOAD_MARK = "<!--preloads-->"  # index.html: the build's <link rel=preload>s for files with hashed names
 PAGE_STDLIB = "page_stdlib.zip"  # pyodide/page_stdlib.zip: the page's interpreter's standard library
+PAGE_LOCK = "page-lock.json"  # pyodide/page-lock.json: the page's interpreter's lock file, with no packages
 STDLIB_REST = "stdlib_rest.zip"  # pyodide/stdlib_rest.zip: every other module, for a reader's imports in the workers
 STDLIB_IN_PYODIDE = "/lib/python314.zip/"  # where Pyodide puts the standard library's zip: the code's file names
 ENTRY = "app/main.py"  # the page's <script type="py">; every other module in site/ is shipped importable
@@ -240,7 +241,7 @@ def _page_stdlib(out):
     PyScript's package. The list and the bytecode are cached in .cache/ (_node_json).
     """
     sources = {path: (SITE / path).read_text() for path in [*_site_modules(), ENTRY]}
-    sources |= {str(p.relative_to(PY)): p.read_text() for p in sorted((PY / "mha").rglob("*.py"))}
+    sources |= {str(p.relative_to(PY)): p.read_text() for p in _page_mha_sources()}
     sources |= _pyscript_sources(out)
     names = _imported_names(sources)
     names += [lazy for name, later in LAZY_IMPORTS.items() if name in names for lazy in later]
@@ -260,6 +261,13 @@ def _page_stdlib(out):
     # The workers start from the page's zip too (in the HTTP cache by then: no file is fetched twice) and
     # take the rest from here, as sources, for whatever a reader's cell imports (site/stdlib_rest.py).
     (out / "pyodide" / STDLIB_REST).write_bytes(_zip(rest))
+
+
+def _page_mha_sources():
+    """mha's modules that the page's interpreter may import: all but the __main__.py of `python -m mha...`, which
+    only a terminal runs (argparse and gettext, 87 kB of the page's zip, were there for them alone; a cell that
+    imports argparse gets it from stdlib_rest.zip)."""
+    return [p for p in sorted((PY / "mha").rglob("*.py")) if p.name != "__main__.py"]
 
 
 def _pycache(path):
@@ -330,6 +338,9 @@ def _copy_pyodide(out):
         sys.exit(f"pyodide-lock.json wants micropip {entry['version']} ({entry['file_name']}): update MICROPIP_*")
     entry["sha256"] = MICROPIP_SHA256  # the browser checks the wheel against this
     (target / "pyodide-lock.json").write_text(json.dumps(lock, separators=(",", ":")))
+    # The page's interpreter loads no package (mha and the site's modules come unzipped by archives.mjs; micropip
+    # only ever loads in the cells' worker, which reads the whole lock): its lock names none, 0.3 kB for 111 kB.
+    (target / PAGE_LOCK).write_text(json.dumps({"info": lock["info"], "packages": {}}, separators=(",", ":")))
     shutil.copyfile(_micropip_wheel(), target / MICROPIP_WHEEL)
 
 
@@ -381,14 +392,15 @@ def _build_wheel():
 
 
 def _zip(files):
-    """{path: bytes} as zip bytes, deterministic: fixed timestamps and modes, in the order given."""
+    """{path: bytes} as zip bytes, deterministic: fixed timestamps and modes, in the order given; deflated at
+    zlib's level 9 (level 6, the default, sent 24 kB more of the three archives before ready)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, data in files.items():
             info = zipfile.ZipInfo(path, WHEEL_TIME)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data)
+            archive.writestr(info, data, compresslevel=9)  # a ZipInfo takes no level from the ZipFile
     return buffer.getvalue()
 
 

@@ -316,7 +316,7 @@ document.addEventListener("keydown", (event) => {
   next.select();
 });
 
-// A probed pattern's cells (figures/training.py, readable_heatmap): each <rect> names its exact weight in its
+// A probed pattern's cells (figures/heatmap.py, heat_map's readable rows): each <rect> names its exact weight in its
 // <title>, worded by Python. Pointing at or focusing one writes that into the probe's readout; the arrow keys
 // move between a map's cells (one tab stop per map: the focused cell holds tabindex 0).
 function readCell(cell) {

@@ -7,7 +7,8 @@
 // already on its way. Of PyScript's options only stdout and stderr matter (where print() goes);
 // they are taken over when PyScript asks. What PyScript gets:
 // - a Pyodide started from pyodide/page_stdlib.zip, the standard library the page's Python imports
-//   with its bytecode (build.py), so its start compiles no module;
+//   with its bytecode (build.py), so its start compiles no module, and from pyodide/page-lock.json,
+//   a lock file that names no package (the page loads none; the cells' worker reads the whole lock);
 // - mha and the site's modules already in its working directory (archives.mjs fetches and unzips
 //   them while Pyodide starts).
 // No logic beyond that lives here.
@@ -31,6 +32,7 @@ WebAssembly.instantiateStreaming = (source, imports) =>
 const pyodide = Promise.race([wasmFailure, startPyodide({
   indexURL: new URL("./pyodide/", import.meta.url).href,
   stdLibURL: new URL("./pyodide/page_stdlib.zip", import.meta.url).href,
+  lockFileURL: new URL("./pyodide/page-lock.json", import.meta.url).href,  // no packages: the page loads none
   stdout: (text) => sinks.stdout(text),
   stderr: (text) => sinks.stderr(text),
 })]);

@@ -8,6 +8,8 @@ tables and the moved summary (figures/heads.py) mark what the edit moved. The nu
 the prose prints come from mha through state.compute.
 """
 
+import functools
+
 from figures.registry import Figure
 from page import state as figure_state
 from page.dom import share_text, vector_text
@@ -56,7 +58,15 @@ def status(action, state):
 
 def random_rows(state):
     """{head: (its row 0 before the edit, after it)} under random projections with the state's seed, from mha."""
-    start, edited = figure_state.with_exercise(state, "random")
+    return _random_rows_at(state["seed"])
+
+
+@functools.lru_cache(maxsize=8)
+def _random_rows_at(seed):
+    """random_rows at a seed. The exercise's two states take their tokens, heads, mask and projections from the
+    exercise, so nothing else of the reader's state reaches these rows: a token edit (this figure redraws on every
+    "numbers" event) reuses them instead of drawing two sets of random projections again."""
+    start, edited = figure_state.with_exercise(figure_state.changed(figure_state.default_state(), seed=seed), "random")
     before, after = (figure_state.compute(s).result.weights for s in (start, edited))
     return {h: (before[h][0], after[h][0]) for h in range(len(before))}
 

@@ -126,8 +126,25 @@ def _head_views(result, wide, previous, label_suffix, sliced=True):
     names = [(f"head {h}{label_suffix}", _head_caption(result, h, sliced), band_class(h))
              for h in range(len(result.weights))]
     names.append((f"one head{label_suffix}", f"one head over all {result.width} slots", "wide"))
-    return [(label, caption, band, w, None if prior is None else mha.weight_changes(prior, w))
-            for (label, caption, band), w, prior in zip(names, now, before)]
+    return [(label, caption, band, w, changes)
+            for (label, caption, band), w, changes in zip(names, now, table_changes(now, before))]
+
+
+_LAST_CHANGES = []  # [(now, before, changes)]: the last table_changes, held so that `is` compares live objects
+
+
+def table_changes(now, before):
+    """[mha.weight_changes(prior, w), or None without a prior] per table. One redraw asks twice for the same
+    tables (head-tables and moved-summary, from one View and the one shown before it): the second time gets the
+    first answer instead of comparing every weight again (2,304 at 16 x 64 with 8 heads)."""
+    if _LAST_CHANGES:
+        was_now, was_before, changes = _LAST_CHANGES[0]
+        if len(was_now) == len(now) and all(a is b for a, b in zip(was_now, now)) and \
+                all(a is b for a, b in zip(was_before, before)):
+            return changes
+    changes = [None if prior is None else mha.weight_changes(prior, w) for w, prior in zip(now, before)]
+    _LAST_CHANGES[:] = [(now, before, changes)]
+    return changes
 
 
 def head_tables(result, wide, previous=None, key_label="token", label_suffix=" weights", sliced=True, masked=False,

@@ -19,7 +19,7 @@ import mha
 from figures import competition, kv
 from figures import training
 from figures.registry import Figure
-from page.dom import fixed, vector_text
+from page.dom import share_text, vector_text
 from page.state import MAX_DISTRACTORS, changed, compute, default_state, model_shape, with_cross
 
 
@@ -100,8 +100,8 @@ def _worked():
     query = vector_text(mha.multi_head_attention(mha.LESSON_TOKENS, mha.LESSON_HEADS).query_heads[0][1])
     return (f"Token 1's query in head 0 is {query}. It scores {on_0:g} against token 0's key and only {on_self:g} "
             f"against its own, so token 0 already led: a dot product is not a similarity. Stretched, token 0's "
-            f"key scores {on_stretched:g}, and token 1's row goes from {vector_text(weights, fixed)} to "
-            f"{vector_text(stretched, fixed)}. Type {STRETCHED:g} into token 0's slot 0 to see it.")
+            f"key scores {on_stretched:g}, and token 1's row goes from {vector_text(weights, share_text)} to "
+            f"{vector_text(stretched, share_text)}. Type {STRETCHED:g} into token 0's slot 0 to see it.")
 
 
 # --- section 4: who notices a changed time stamp ---------------------------------------------
@@ -125,9 +125,9 @@ def _exercise():
     wide_after = mha.single_head_attention(mha.EXERCISE_TOKENS)[1]
     return (f"Head 0 reads slots 0\u20131, which the edit leaves alone, so not one of its weights moves. Head 1 "
             f"reads the edited slots: both tokens now carry [0, 1], the scores tie, and both rows become "
-            f"{vector_text(after.weights[1][0], fixed)}. The one wide head reads all four slots, so it moves too, from "
-            f"{vector_text(wide_before[0], fixed)} and {vector_text(wide_before[1], fixed)} to "
-            f"{vector_text(wide_after[0], fixed)} and {vector_text(wide_after[1], fixed)}; "
+            f"{vector_text(after.weights[1][0], share_text)}. The one wide head reads all four slots, so it moves too, from "
+            f"{vector_text(wide_before[0], share_text)} and {vector_text(wide_before[1], share_text)} to "
+            f"{vector_text(wide_after[0], share_text)} and {vector_text(wide_after[1], share_text)}; "
             f"but it is one distribution, and nothing in it says which slots changed.")
 
 
@@ -147,7 +147,7 @@ def _cross_answer():
 
 def _cross():
     row = cross_row()
-    return (f"With the mask on, token 0's row in head 0 is {vector_text(row, fixed)}: every context token gets a "
+    return (f"With the mask on, token 0's row in head 0 is {vector_text(row, share_text)}: every context token gets a "
             "share. The mask stops a sequence from reading its own later tokens; the context is another sequence, "
             "so none of it comes later.")
 
@@ -255,8 +255,8 @@ def _prompts():
     return (f"In head 0 a distractor scores 0 against the query, so take its weight as the unit: token 0 then "
             f"weighs {lead:.1f} and the query itself {own:.1f}, at any count. Among {MAX_DISTRACTORS:,} "
             f"distractors the row holds {lead:.1f} + {own:.1f} + {MAX_DISTRACTORS:,} units, so token 0 keeps "
-            f"{fixed(row[0])} of it. A large lead shelters a head from a small crowd, not from any crowd. At the "
-            f"same count the wide head keeps {fixed(wide)} and head 1 {fixed(head_1)}.")
+            f"{share_text(row[0])} of it. A large lead shelters a head from a small crowd, not from any crowd. At the "
+            f"same count the wide head keeps {share_text(wide)} and head 1 {share_text(head_1)}.")
 
 
 QUESTIONS = {

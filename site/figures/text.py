@@ -23,11 +23,11 @@ import math
 
 import mha.text
 import mha.text_lesson as lesson
+from figures.heatmap import CELL, MARGIN, heat_map  # a map's cell and margin in CSS px (row_at reads them)
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
 from page.dom import apart, classes, share_text
 
-CELL, MARGIN = 10, 14  # a map's cell and its axis margin, in CSS pixels (drawn at 1:1: 11 px letters on a phone)
 MAP_SIDE, SMALLEST = 340, 2  # a long text's map: cells shrunk to fit about MAP_SIDE px, never below SMALLEST px
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
 
@@ -138,38 +138,17 @@ def geometry(n):
 
 
 def head_map(rows, text, label, row, off):
-    """<svg> of one head's weights: one <path> per weight bucket (a run of cells in one bucket is one rectangle),
-    and the chosen row's cells readable (each a focusable <rect> naming its weight). Row i: the query at i;
-    column j: the key at j; a click's height picks the row (app/text.py). The axes carry the text's characters
-    while the cells are CELL px; a longer text's cells are smaller and its characters are in fig-text-reads."""
-    n = len(text)
-    cell, margin = geometry(n)
-    size = margin + n * cell
-    buckets = {}
-    for i, weights in enumerate(rows):
-        y = margin + i * cell
-        start, bucket = 0, min(9, int(weights[0] * 10))
-        for j in range(1, i + 2):
-            here = min(9, int(weights[j] * 10)) if j <= i else None
-            if here != bucket:
-                buckets.setdefault(bucket, []).append(f"M{margin + start * cell} {y}h{(j - start) * cell}v{cell}"
-                                                      f"h-{(j - start) * cell}z")
-                start, bucket = j, here
-    paths = [["path", {"class": f"w{bucket}", "d": "".join(cells)}] for bucket, cells in sorted(buckets.items())]
-    cells = [["rect", {"class": "chosen", "x": margin + j * cell, "y": margin + row * cell, "width": cell,
-                       "height": cell, "data-q": row, "data-k": j, "role": "img", "tabindex": 0 if j == row else -1},
-              ["title", {}, f"{label}{' (off)' if off else ''}: query {row} {text[row]!r} on key {j} {text[j]!r}: "
-                            f"{rows[row][j]:.4f}"]] for j in range(row + 1)]
-    centres = " ".join(str(margin + j * cell + cell // 2) for j in range(n))
-    baselines = " ".join(str(margin + i * cell + cell - 1) for i in range(n))
-    letters = "".join(shown(c) for c in text)
-    axis = [["text", {"x": centres, "y": margin - 3, "class": "axis", "aria-hidden": "true"}, letters],
-            ["text", {"x": " ".join([str(margin // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
-             letters]] if cell == CELL else []
-    return ["svg", {"viewBox": f"0 0 {size} {size}", "width": size, "height": size,
-                    **classes("train-map", "text-map", "off" if off else ""), "role": "group",
-                    "aria-label": f"{label}{', switched off' if off else ''}: its weights on your text, row "
-                                  f"{row} readable"}, *paths, *cells, *axis]
+    """<svg> of one head's weights on the text (heatmap.heat_map): row i the query at i, column j the key at j,
+    the chosen row's cells readable (each a focusable <rect> naming its weight); a click's height picks the row
+    (app/text.py). The axes carry the text's characters while its cells are CELL px (geometry); a longer text's
+    cells are smaller and its characters are in fig-text-reads."""
+    letters = [shown(c) for c in text]
+    said = f"{label}{' (off)' if off else ''}"
+    cell, margin = geometry(len(text))
+    return heat_map(rows, letters, letters, f"{label}{', switched off' if off else ''}: its weights on your text, "
+                                            f"row {row} readable",
+                    cell=cell, margin=margin, readable=(row,), tab=(row, row), extra=("text-map", "off" if off else ""),
+                    describe=lambda i, j: f"{said}: query {i} {text[i]!r} on key {j} {text[j]!r}: {rows[i][j]:.4f}")
 
 
 def row_at(y, n):

@@ -31,7 +31,8 @@ from figures import seeds
 from figures.registry import Figure
 from mha.training.model import argmax
 from page import dom
-from page.dom import apart, beside, classes, weight_class
+from figures.heatmap import CELL, MARGIN, heat_map
+from page.dom import apart, beside, classes, share_text
 
 SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
@@ -202,58 +203,27 @@ def checkpoint_weights(checkpoint, tokens):
 
 # --- trees: a head's pattern, the loss curve, a frame -------------------------------------
 
-CELL = 10          # viewBox units per heatmap cell
-MARGIN = 12        # room for the letters on the left and the top
-
-
 def head_label(layer, head):
     return f"layer {layer} head {head}"
 
 
-def heatmap(weights, tokens, label):
-    """<svg role=img> of one head's n x n pattern: row i = the query at position i, column j = the key at j.
-
-    Cells are grouped by weight bucket (w0..w9) into one <path> each, so 144 cells are at most 10 elements;
-    the positions above the diagonal (the causal mask) are left empty.
-    """
-    n = len(tokens)
-    size = MARGIN + n * CELL
-    buckets = {}
-    for i, row in enumerate(weights):
-        for j in range(i + 1):
-            x, y = MARGIN + j * CELL, MARGIN + i * CELL
-            buckets.setdefault(weight_class(row[j]), []).append(f"M{x} {y}h{CELL}v{CELL}h-{CELL}z")
-    paths = [["path", {"class": bucket, "d": "".join(cells)}] for bucket, cells in sorted(buckets.items())]
-    centres = " ".join(str(MARGIN + j * CELL + CELL // 2) for j in range(n))  # one x (or y) per letter
-    baselines = " ".join(str(MARGIN + i * CELL + CELL - 2) for i in range(n))
-    axis = [["text", {"x": centres, "y": MARGIN - 3, "class": "axis"}, letters(tokens)],
-            ["text", {"x": " ".join([str(MARGIN // 2)] * n), "y": baselines, "class": "axis"}, letters(tokens)]]
-    return ["svg", {"viewBox": f"0 0 {size} {size}", "class": "train-map", "role": "img", "aria-label": label},
-            *paths, *axis]
+MAP_SIDE = MARGIN + mha.training.LENGTH * 12  # px: a map of the longest sequence, 12 px a cell (two a row on a phone)
 
 
-def readable_heatmap(weights, tokens, label):
-    """heatmap()'s picture with one <rect> per unmasked cell, each naming its exact weight in a <title> (shown on
-    hover; boot.js writes it into the probe's readout on hover and on focus, and arrow keys move between cells).
-    One tab stop per map: the first cell has tabindex 0, the others -1."""
-    n = len(tokens)
-    size = MARGIN + n * CELL
-    cells = []
-    for i, row in enumerate(weights):
-        for j in range(i + 1):
-            cells.append(["rect", {"class": weight_class(row[j]), "x": MARGIN + j * CELL, "y": MARGIN + i * CELL,
-                                   "width": CELL, "height": CELL, "data-q": i, "data-k": j, "role": "img",
-                                   "tabindex": 0 if i == j == 0 else -1},
-                          ["title", {}, f"{label}: query {i} ({LETTERS[tokens[i]]}) on key {j} "
-                                        f"({LETTERS[tokens[j]]}): {row[j]:.4f}"]])
-    centres = " ".join(str(MARGIN + j * CELL + CELL // 2) for j in range(n))
-    baselines = " ".join(str(MARGIN + i * CELL + CELL - 2) for i in range(n))
-    axis = [["text", {"x": centres, "y": MARGIN - 3, "class": "axis", "aria-hidden": "true"}, letters(tokens)],
-            ["text", {"x": " ".join([str(MARGIN // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
-             letters(tokens)]]
-    return ["svg", {"viewBox": f"0 0 {size} {size}", "class": "train-map", "role": "group",
-                    "aria-label": f"{label}: attention on {letters(tokens)}, one cell per query and key"},
-            *cells, *axis]
+def map_cell(n):
+    """px a cell of an n-token map: the same square for any length, never under heatmap.CELL."""
+    return max(CELL, (MAP_SIDE - MARGIN) // n)
+
+
+def heatmap(weights, tokens, label, readable=False, name=None):
+    """One head's n x n pattern (heatmap.heat_map): row i = the query at position i, column j = the key at j,
+    nothing above the diagonal (the causal mask). readable: a <rect> per cell names its exact weight in a <title>
+    (shown on hover; boot.js writes it into the probe's readout on hover and on focus, and arrow keys move between
+    cells), one tab stop per map (the first cell), each title starting with the head's name (name, else label)."""
+    shown, name = letters(tokens), name or label
+    rows = range(len(tokens)) if readable else ()
+    return heat_map(weights, shown, shown, label, cell=map_cell(len(tokens)), readable=rows,
+                    describe=lambda i, j: f"{name}: query {i} ({shown[i]}) on key {j} ({shown[j]}): {weights[i][j]:.4f}")
 
 
 def weights_table(weights, tokens, label):
@@ -274,7 +244,8 @@ def head_maps(weights, tokens, what, readable=False, off=frozenset()):
             name = head_label(layer, head)
             gone = (layer, head) in off
             label = name + (" (off)" if gone else "")
-            picture = (readable_heatmap(rows, tokens, label) if readable else
+            picture = (heatmap(rows, tokens, f"{label}: attention on {letters(tokens)}, one cell per query and key",
+                               readable=True, name=label) if readable else
                        heatmap(rows, tokens, f"{label}: attention on {what} {letters(tokens)}"))
             maps.append(["figure", classes("train-head", "off" if gone else ""), picture,
                          ["figcaption", {}, label]])
@@ -560,9 +531,10 @@ def heads_note(facts):
     for name, acc in facts["free"]:
         said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
     (name, _), (weight, even) = facts["induction"], facts["first_token"]
-    parks, verdict = (", an attention sink (section 10)", "") if weight >= SINK else ("", ": it does not park there")
-    said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {score(weight)} of its weight on "
-                f"the first token{parks}; even weights would put {score(even)}{verdict}.")
+    verdict = (f"at least {SINK}: an attention sink (section 10)" if weight >= SINK else
+               f"under {SINK}: it does not park there")
+    said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {beside(weight, SINK)} of its weight "
+                f"on the first token, {verdict}; even weights would put {score(even)}.")
     return ["p", {"class": "note train-heads-note"}, " ".join(said)]
 
 
@@ -572,16 +544,23 @@ SINK = 0.5  # an induction head that puts at least this on the first token, wher
 def copy_story(facts, whose):
     """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges).
 
-    Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to."""
+    Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to, and a run
+    that guesses C while its top induction head puts under COPIES on the C's is not said to guess C through it."""
     repeat, near = facts["copy"][REPEAT], facts["copy"][NEAR]
     name = head_label(*facts["copy_head"])
-    split = " and ".join(score(w) for w in repeat["weights"])
-    rg = LETTERS[repeat["guess"]]
-    said = ("so the guess is C" if rg == "C" else f"yet the guess is {rg}, not C: this run does not copy here")
+    split = " and ".join(share_text(w) for w in repeat["weights"])
+    rg, p, on_c = LETTERS[repeat["guess"]], score(repeat["p"]), sum(repeat["weights"])
+    said = (f"yet the guess is {rg}, not C: this run does not copy here, with p = {p}" if rg != "C" else
+            f"so the guess is C, with p = {p}" if on_c >= COPIES else
+            f"and the guess is C, with p = {p}, but not through this head: it puts {beside(on_c, COPIES)} on the C's "
+            f"together, under {COPIES}")
     return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
-             ["kbd", {}, REPEAT], f": both A's lead to C, {said}, with p = {score(repeat['p'])}. In ",
-             ["kbd", {}, NEAR], f" one A leads to C and one to D: {' and '.join(score(w) for w in near['weights'])}, "
-                                f"and {near_verdict(near)}."]]
+             ["kbd", {}, REPEAT], f": both A's lead to C, {said}. In ",
+             ["kbd", {}, NEAR], f" one A leads to C and one to D: "
+                                f"{' and '.join(share_text(w) for w in near['weights'])}, and {near_verdict(near)}."]]
+
+
+COPIES = 0.5  # the top induction head copies the repeat's C when its weights on the C's add up to at least this
 
 
 SURE = 0.75  # a guess at or over this probability is the model's pick; under it, the sentence gives both odds

@@ -6,6 +6,9 @@
 // MHA_FIREFOX is the Firefox to launch: tests/browser/test_page_firefox.py passes the one
 // scripts/browsers.py chose (Debian's firefox-esr here, else puppeteer-core's pinned download).
 // MHA_OTHER_ORIGIN: a loopback server on another port, for the "network" check.
+// MHA_SMOKE_EXPECTED: JSON of what the page must show, from tests/conftest.py's hand-worked numbers (the
+// worked example, the exercise, the wait for readiness): test_page_firefox.py passes it, so no number is
+// written twice.
 // One headless Firefox with a fresh profile in a temp dir. The checks in SHARED run in turn on one
 // loaded page (a Firefox load to ready costs seconds of CPU); the others load a page in a browser
 // context of their own (no shared cache, storage or cookies). Prints ONE JSON line on stdout:
@@ -13,7 +16,8 @@
 //    requests, seconds}}}
 // A check's `ok` is about the behaviour only; console errors and requests are reported raw and
 // judged by tests/browser/test_page_firefox.py (which knows which errors a check may cause).
-// Exit status 0 when every check ran (passed or not), 2 on bad arguments or no MHA_FIREFOX, 1 if
+// Exit status 0 when every check ran (passed or not), 2 on bad arguments or no MHA_FIREFOX or
+// MHA_SMOKE_EXPECTED, 1 if
 // Firefox failed.
 // No sleeps: every wait is on a condition, with a timeout long enough for a loaded CI box.
 
@@ -24,20 +28,14 @@ import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 
 const FIREFOX = process.env.MHA_FIREFOX; // chosen by scripts/browsers.py; this script never guesses
-const READY_TIMEOUT_MS = 60_000; // Pyodide starts in ~3-5 s here; a loaded 2-core box is much slower
 const WASM = "pyodide.asm.wasm";
 
-// What the page shows (the DOM contract: aria-labels, ids, body data-python), and what it must show.
-const TOKENS = { 0: [1, 0, 0, 1], 1: [0.9, 0.1, 1, 0] }; // the worked example, as the grid shows it
-// The worked example, derived by hand in tests/conftest.py, to the 2 decimals a page first prints.
-const HEAD_0 = [["0.52", "0.48"], ["0.51", "0.49"]];
-const HEAD_1 = [["0.67", "0.33"], ["0.33", "0.67"]];
-const FLAT = [["0.50", "0.50"], ["0.50", "0.50"]]; // head 1 after section 4's edit
-// site/cells/two_heads.py run by CPython (PYTHONPATH=py): what the Run button must print.
-const TWO_HEADS_PRINTS = [
-  "head 0 (slots 0-1):", "[0.5177, 0.4823]", "[0.5141, 0.4859]",
-  "head 1 (slots 2-3):", "[0.6698, 0.3302]", "[0.3302, 0.6698]",
-];
+// What the page must show, from tests/conftest.py (the DOM contract: aria-labels, ids, body data-python):
+// {ready_timeout_ms, tokens: the worked example's two tokens as the grid shows them, head_0 and head_1: their
+//  tables to the 2 decimals a page first prints, flat: head 1 after section 4's edit, two_heads_prints: what
+//  the "two heads" cell's Run prints}.
+const EXPECTED = JSON.parse(process.env.MHA_SMOKE_EXPECTED ?? "null");
+const READY_TIMEOUT_MS = EXPECTED?.ready_timeout_ms;
 
 class CheckFailed extends Error {}
 
@@ -65,17 +63,32 @@ function tableRows(page, label) {
 }
 
 /** Wait until the table's body rows are exactly `rows`; on timeout, say what it showed. */
-async function waitForTable(page, label, rows) {
+function waitForTable(page, label, rows) {
+  return until(page, ([selector, want]) => JSON.stringify([...document.querySelectorAll(`${selector} tbody tr`)]
+    .map((row) => [...row.querySelectorAll("td")].map((td) => td.textContent.trim()))) === JSON.stringify(want),
+  [table(label), rows],
+  async () => `"${label}" should show ${JSON.stringify(rows)} but shows ${JSON.stringify(await tableRows(page, label))}`);
+}
+
+/** Wait until fn(arg) is true in the page; on timeout fail with why(), awaited, and the timeout's message. */
+async function until(page, fn, arg, why) {
   try {
-    await page.waitForFunction((selector, want) => {
-      const got = [...document.querySelectorAll(`${selector} tbody tr`)]
-        .map((row) => [...row.querySelectorAll("td")].map((td) => td.textContent.trim()));
-      return JSON.stringify(got) === JSON.stringify(want);
-    }, { timeout: READY_TIMEOUT_MS }, table(label), rows);
+    await page.waitForFunction(fn, { timeout: READY_TIMEOUT_MS }, arg);
   } catch (error) {
-    throw new CheckFailed(`"${label}" should show ${JSON.stringify(rows)} but shows ` +
-                          `${JSON.stringify(await tableRows(page, label))}: ${error.message}`);
+    throw new CheckFailed(`${await why()}: ${error.message}`);
   }
+}
+
+/** The text of the first element matching selector, or `missing` when there is none. */
+const textOf = (page, selector, missing = "") => page.$eval(selector, (node) => node.textContent).catch(() => missing);
+
+/** The element matching selector once it is there (options: puppeteer's, e.g. { visible: true }). */
+const seen = (page, selector, options = {}) => page.waitForSelector(selector, { timeout: READY_TIMEOUT_MS, ...options });
+
+/** Go to url and wait for <body data-python=state>. */
+async function open(page, url, state = "ready") {
+  await page.goto(url, { timeout: READY_TIMEOUT_MS });
+  await waitForPython(page, state);
 }
 
 /** The one element matching selector (a second match would mean the contract is ambiguous). */
@@ -100,17 +113,13 @@ async function gridToken(page, token) {
 // the figure's tokens). The others load their own page, in a fresh context.
 const SHARED = ["ready", "cell", "keyboard", "network", "text", "edit"];
 
-async function openLesson(page, base) {
-  await page.goto(base, { timeout: READY_TIMEOUT_MS });
-  await waitForPython(page, "ready");
-}
 
 const CHECKS = {
   /** The page loads and Python starts: <body data-python="ready">, no failure alert. */
   async ready(page) {
     expect(await page.$eval("#py-failed", (alert) => alert.hidden), "#py-failed is showing");
-    await waitForTable(page, "head 0 weights", HEAD_0);
-    await waitForTable(page, "head 1 weights", HEAD_1);
+    await waitForTable(page, "head 0 weights", EXPECTED.head_0);
+    await waitForTable(page, "head 1 weights", EXPECTED.head_1);
     return "ready; head 0 and head 1 show the worked example";
   },
 
@@ -118,10 +127,10 @@ const CHECKS = {
   async edit(page) {
     for (const token of [0, 1]) {
       const shown = await gridToken(page, token);
-      expect(JSON.stringify(shown) === JSON.stringify(TOKENS[token]),
-             `token ${token} reads ${JSON.stringify(shown)}, expected ${JSON.stringify(TOKENS[token])}`);
+      expect(JSON.stringify(shown) === JSON.stringify(EXPECTED.tokens[token]),
+             `token ${token} reads ${JSON.stringify(shown)}, expected ${JSON.stringify(EXPECTED.tokens[token])}`);
     }
-    await waitForTable(page, "head 1 weights", HEAD_1);
+    await waitForTable(page, "head 1 weights", EXPECTED.head_1);
     const token0 = await gridToken(page, 0);
     for (const s of [2, 3]) {
       const input = await only(page, slot(1, s));
@@ -132,8 +141,8 @@ const CHECKS = {
     const edited = await gridToken(page, 1);
     expect(JSON.stringify(edited) === JSON.stringify([0.9, 0.1, token0[2], token0[3]]),
            `token 1 reads ${JSON.stringify(edited)} after typing`);
-    await waitForTable(page, "head 1 weights", FLAT);
-    await waitForTable(page, "head 0 weights", HEAD_0); // head 0 reads slots 0-1: unchanged
+    await waitForTable(page, "head 1 weights", EXPECTED.flat);
+    await waitForTable(page, "head 0 weights", EXPECTED.head_0); // head 0 reads slots 0-1: unchanged
     const error = await page.$eval("#grid-error", (node) => node.textContent.trim()).catch(() => "");
     expect(error === "", `the grid reports an error: ${error}`);
     return `typed token 1 slots 2-3 = ${token0[2]}, ${token0[3]}; head 1 shows 0.50 in every cell, head 0 unchanged`;
@@ -145,20 +154,18 @@ const CHECKS = {
     await only(page, button);
     await page.waitForSelector(`${button}:not([disabled])`, { timeout: READY_TIMEOUT_MS });
     await page.click(button);
-    const last = TWO_HEADS_PRINTS.at(-1);
-    try {
-      await page.waitForFunction((want) => document.getElementById("cell-two-heads-output")
-        ?.textContent.includes(want), { timeout: READY_TIMEOUT_MS }, last);
-    } catch (error) {
-      const shown = await page.$eval("#cell-two-heads-output", (node) => node.textContent).catch(() => "(none)");
-      const traceback = await page.$eval("#cell-two-heads-error", (node) => node.textContent).catch(() => "");
-      throw new CheckFailed(`#cell-two-heads-output never showed ${last}; it shows ${JSON.stringify(shown)}` +
-                            (traceback ? `; error: ${traceback}` : "") + `: ${error.message}`);
-    }
-    const printed = (await page.$eval("#cell-two-heads-output", (node) => node.textContent))
+    const last = EXPECTED.two_heads_prints.at(-1);
+    await until(page, (want) => document.getElementById("cell-two-heads-output")?.textContent.includes(want), last,
+      async () => {
+        const traceback = await textOf(page, "#cell-two-heads-error");
+        return `#cell-two-heads-output never showed ${last}; it shows ` +
+               JSON.stringify(await textOf(page, "#cell-two-heads-output", "(none)")) +
+               (traceback ? `; error: ${traceback}` : "");
+      });
+    const printed = (await textOf(page, "#cell-two-heads-output"))
       .split("\n").map((line) => line.trim()).filter(Boolean);
-    expect(JSON.stringify(printed) === JSON.stringify(TWO_HEADS_PRINTS),
-           `the cell printed ${JSON.stringify(printed)}, expected ${JSON.stringify(TWO_HEADS_PRINTS)}`);
+    expect(JSON.stringify(printed) === JSON.stringify(EXPECTED.two_heads_prints),
+           `the cell printed ${JSON.stringify(printed)}, expected ${JSON.stringify(EXPECTED.two_heads_prints)}`);
     return `Run printed ${printed.length} lines, ending ${last}`;
   },
 
@@ -169,7 +176,7 @@ const CHECKS = {
     await page.$eval("#cell-two-heads", (node) => node.scrollIntoView()); // the editor's script loads as a cell nears
     await page.waitForSelector(`${area}[data-editor]`, { timeout: READY_TIMEOUT_MS });
     await page.$eval(area, (node) => node.dispatchEvent(new Event("cell-editor"))); // its editor, now
-    await page.waitForSelector("#cell-two-heads .cm-content", { timeout: READY_TIMEOUT_MS });
+    await seen(page, "#cell-two-heads .cm-content");
     await page.$eval("#cell-two-heads .cm-content", (node) => node.focus());
     await page.keyboard.press("Tab");
     const after = await page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
@@ -186,11 +193,10 @@ const CHECKS = {
 
   /** Issue 30's link: h=3 does not divide width 4, so it is refused by name; its other keys are kept. */
   async link(page, base) {
-    await page.goto(`${base}#t=1,0,0,1;0.9,0.1,0,1&h=3&p=rand&d=50`, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "ready");
-    await page.waitForFunction(() => document.getElementById("link-notice")?.textContent.includes("h=3"),
-                               { timeout: READY_TIMEOUT_MS });
-    const top = await page.$eval("#link-notice", (node) => node.textContent);
+    await open(page, `${base}#t=1,0,0,1;0.9,0.1,0,1&h=3&p=rand&d=50`);
+    await until(page, () => document.getElementById("link-notice")?.textContent.includes("h=3"), null,
+                async () => `#link-notice never named h=3; it says ${JSON.stringify(await textOf(page, "#link-notice"))}`);
+    const top = await textOf(page, "#link-notice");
     expect(top.includes("width 4 is not divisible by 3 heads"), `#link-notice says ${JSON.stringify(top)}`);
     const kept = await page.evaluate(() => ["projections", "distractors", "heads"]
       .map((id) => document.getElementById(id).value));
@@ -203,7 +209,7 @@ const CHECKS = {
     const other = process.env.MHA_OTHER_ORIGIN;
     expect(/^http:\/\/127\.0\.0\.1:\d+$/.test(other ?? ""), `MHA_OTHER_ORIGIN is ${JSON.stringify(other)}`);
     await page.$eval("[data-cell]", (cell) => cell.scrollIntoView());  // the cells' Python starts as a cell nears
-    await page.waitForSelector('body[data-cells="ready"]', { timeout: READY_TIMEOUT_MS });
+    await seen(page, 'body[data-cells="ready"]');
     const code = `import js\ntry:\n    await js.fetch("${other}/fetch")\n    print("sent")\n` +
                  "except Exception as e:\n    print('refused:', e)\n";
     await page.$eval("#cell-one-head-code", (area, text) => {
@@ -212,25 +218,22 @@ const CHECKS = {
     }, code);
     await page.click('button[aria-label="Run cell: one head"]');
     const note = "#cell-one-head-refused";
-    try {
-      await page.waitForFunction((selector) => document.querySelector(selector)?.textContent.includes("nothing sent"),
-                                 { timeout: READY_TIMEOUT_MS }, note);
-    } catch (error) {
-      const shown = await page.$eval("#cell-one-head-output", (node) => node.textContent).catch(() => "(none)");
-      throw new CheckFailed(`${note} never said the fetch was refused; the cell printed ${JSON.stringify(shown)}`);
-    }
-    const printed = await page.$eval("#cell-one-head-output", (node) => node.textContent.trim());
+    await until(page, (selector) => document.querySelector(selector)?.textContent.includes("nothing sent"), note,
+                async () => `${note} never said the fetch was refused; the cell printed ` +
+                            JSON.stringify(await textOf(page, "#cell-one-head-output", "(none)")));
+    const printed = (await textOf(page, "#cell-one-head-output")).trim();
     expect(printed.startsWith("refused:"), `the cell printed ${JSON.stringify(printed)}`);
-    const said = await page.$eval(note, (node) => node.textContent.trim());
+    const said = (await textOf(page, note)).trim();
     expect(said.includes(`${other}/fetch`), `the note does not name the refused URL: ${said}`);
     return `printed ${JSON.stringify(printed)}; the cell says: ${said}`;
   },
 
-  /** Section 9: a character typed at the end of the field adds a guess; a switch draws its head off and redraws.
-   *  Its detail is JSON of the guesses shown ({typed, off}): test_page_firefox.py compares them with the CLI's. */
+  /** Section 9: a character typed at the end of the field adds a guess; a switch draws its head off and redraws;
+   *  seed 1 reads it with its own model. Its detail is JSON of the guesses shown ({typed, off, seed}):
+   *  test_page_firefox.py compares them with the CLI's. */
   async text(page) {
     await page.$eval("#text", (section) => section.scrollIntoView());
-    const settled = () => page.waitForSelector('body[data-text="ready"]', { timeout: READY_TIMEOUT_MS });
+    const settled = () => seen(page, 'body[data-text="ready"]');
     await settled();
     const guesses = () => page.$$eval("#fig-text-reads td.guess", (cells) => cells.map((td) => td.textContent));
     const before = await guesses();
@@ -238,16 +241,21 @@ const CHECKS = {
     await page.$eval("#text-field", (field) => field.setSelectionRange(field.value.length, field.value.length));
     await page.keyboard.type("a");
     await settled();
-    await page.waitForFunction((count) => document.querySelectorAll("#fig-text-reads td.guess").length === count,
-                               { timeout: READY_TIMEOUT_MS }, before.length + 1);
+    await until(page, (count) => document.querySelectorAll("#fig-text-reads td.guess").length === count,
+                before.length + 1, async () => `the typed "a" drew no guess of its own (${(await guesses()).length} shown)`);
     const typed = await guesses();
     await page.click("#text-off-0-1");
-    await page.waitForSelector("#fig-text-maps figure.off", { timeout: READY_TIMEOUT_MS });
+    await seen(page, "#fig-text-maps figure.off");
     await settled();
-    const caption = await page.$eval("#fig-text-maps figure.off figcaption", (node) => node.textContent);
+    const caption = await textOf(page, "#fig-text-maps figure.off figcaption");
     expect(caption.startsWith("layer 0 head 1 (off, adds nothing)"), `the off head's caption: ${caption}`);
     const off = await guesses();
-    return JSON.stringify({ typed, off });
+    await page.click("#text-seed-1");  // another seed's model: its card first, then the text read again, 0.1 kept off
+    await until(page, () => document.querySelector("#fig-text-card caption")?.textContent.startsWith("Seed 1: "), null,
+                async () => `picking seed 1 left the card at ${JSON.stringify(await textOf(page, "#fig-text-card caption"))}`);
+    await settled();
+    const seed = await guesses();
+    return JSON.stringify({ typed, off, seed });
   },
 
   /** pyodide.asm.wasm aborted by request interception: <body data-python="failed"> and the alert. */
@@ -263,14 +271,13 @@ const CHECKS = {
         request.continue();
       }
     });
-    await page.goto(base, { timeout: READY_TIMEOUT_MS });
-    await waitForPython(page, "failed");
+    await open(page, base, "failed");
     expect(blocked.length > 0, `${WASM} was never requested, so nothing was blocked`);
-    const alert = await page.waitForSelector("#py-failed", { visible: true, timeout: READY_TIMEOUT_MS });
+    const alert = await seen(page, "#py-failed", { visible: true });
     const text = (await alert.evaluate((node) => node.textContent)).trim();
     expect(text.includes("The live figures could not start"), `#py-failed says ${JSON.stringify(text)}`);
     expect(await alert.evaluate((node) => node.getAttribute("role")) === "alert", "#py-failed has no role=alert");
-    await waitForTable(page, "head 1 weights", HEAD_1); // the pre-rendered numbers stay readable
+    await waitForTable(page, "head 1 weights", EXPECTED.head_1); // the pre-rendered numbers stay readable
     return `blocked ${blocked.length} request(s) for ${WASM}; #py-failed visible: ${text}`;
   },
 };
@@ -328,7 +335,7 @@ async function runChecks(browser, names, base) {
     const { context, page } = await listenedPage(browser, base, results);
     try {
       let loaded = false;
-      const load = async () => { await openLesson(page, base); loaded = true; };
+      const load = async () => { await open(page, base); loaded = true; };
       for (const [index, name] of shared.entries()) {
         if (index) results.current = newResult();
         checks[name] = results.current;
@@ -359,11 +366,11 @@ async function main(argv) {
   const [base, ...wanted] = argv;
   const names = wanted.length ? wanted : Object.keys(CHECKS);
   const unknown = names.filter((name) => !(name in CHECKS));
-  if (!FIREFOX || !base || !/^http:\/\/127\.0\.0\.1:\d+\//.test(base) || unknown.length) {
+  if (!FIREFOX || !EXPECTED || !base || !/^http:\/\/127\.0\.0\.1:\d+\//.test(base) || unknown.length) {
     console.error(`usage: MHA_FIREFOX=PATH node firefox_smoke.mjs http://127.0.0.1:PORT/PATH/ ` +
                   `[${Object.keys(CHECKS).join(" ")}]` +
                   (unknown.length ? ` (unknown check: ${unknown.join(", ")})` : "") +
-                  (FIREFOX ? "" : " (MHA_FIREFOX is not set)"));
+                  (FIREFOX ? "" : " (MHA_FIREFOX is not set)") + (EXPECTED ? "" : " (MHA_SMOKE_EXPECTED is not set)"));
     return 2;
   }
   const profile = mkdtempSync(join(tmpdir(), "mha-firefox-profile-"));

@@ -25,8 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import another_origin
+import mha.text_lesson as lesson
+from conftest import EXERCISE, READY_TIMEOUT_MS, WORKED, WORKED_4, another_origin
 from scripts import browsers
+from text_cli import cli, shown
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -35,6 +37,18 @@ PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
 # Eight checks on three page loads, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s
 # here). The limit only stops a hung browser from hanging the suite.
 RUN_TIMEOUT_S = 600
+
+# What the page must show, handed to firefox_smoke.mjs (MHA_SMOKE_EXPECTED): conftest.py's hand-worked numbers, and
+# the "two heads" cell's print of them (a title line per head, then its rows to 4 decimals).
+SMOKE_EXPECTED = {
+    "ready_timeout_ms": READY_TIMEOUT_MS,
+    "tokens": {0: [1, 0, 0, 1], 1: [0.9, 0.1, 1, 0]},  # the worked example, as the grid shows it
+    "head_0": WORKED["head 0 weights"], "head_1": WORKED["head 1 weights"],
+    "flat": EXERCISE["head 1 weights"],
+    "two_heads_prints": [line for h, slots in ((0, "0-1"), (1, "2-3"))
+                         for line in (f"head {h} (slots {slots}):",
+                                      *(f"[{', '.join(row)}]" for row in WORKED_4[f"head {h} weights"]))],
+}
 
 # Errors a check is expected to cause, by exact text (anything else fails the test).
 EXPECTED_CONSOLE = {
@@ -75,7 +89,8 @@ def firefox(site_url):
         pytest.fail("the Firefox smoke suite cannot run:\n  " + "\n  ".join(missing), pytrace=False)
     try:
         with another_origin() as (other, seen):
-            env = {**os.environ, "MHA_FIREFOX": choice.path, "MHA_OTHER_ORIGIN": other}
+            env = {**os.environ, "MHA_FIREFOX": choice.path, "MHA_OTHER_ORIGIN": other,
+                   "MHA_SMOKE_EXPECTED": json.dumps(SMOKE_EXPECTED)}
             run = subprocess.run(["node", str(SMOKE), site_url], cwd=ROOT, capture_output=True, text=True,
                                  timeout=RUN_TIMEOUT_S, env=env)
             OTHER_ORIGIN_SAW.extend(seen)
@@ -139,13 +154,14 @@ def test_firefox_cells_fetch_to_another_origin_is_refused_in_its_worker_and_said
 
 
 def test_firefox_text_field_redraws_a_guess_and_a_switch_works(firefox):
-    """Section 9 in Firefox: a character typed at the end adds its guess, and switching layer 0 head 1 off draws
-    it off; the guesses shown are the CLI's (python -m mha.text TEXT --json [--off 0.1])."""
-    from test_page_text import DEFAULT, cli, shown
-
+    """Section 9 in Firefox: a character typed at the end adds its guess, switching layer 0 head 1 off draws it
+    off, and seed 1 reads with its own model; the guesses shown are the CLI's (python -m mha.text TEXT --json
+    [--off 0.1] [--seed 1])."""
     shown_guesses = json.loads(check(firefox, "text")["detail"])
-    assert shown_guesses["typed"] == [shown(g) for g in cli(DEFAULT + "a")["guess"]]
-    assert shown_guesses["off"] == [shown(g) for g in cli(DEFAULT + "a", off=[(0, 1)])["guess"]]
+    assert shown_guesses["typed"] == [shown(g) for g in cli(lesson.DEFAULT_PROMPT + "a")["guess"]]
+    assert shown_guesses["off"] == [shown(g) for g in cli(lesson.DEFAULT_PROMPT + "a", off=[(0, 1)])["guess"]]
+    seed_1 = cli(lesson.DEFAULT_PROMPT + "a", off=[(0, 1)], seed=1)["guess"]
+    assert shown_guesses["seed"] == [shown(g) for g in seed_1] != shown_guesses["off"]
 
 
 def test_firefox_blocked_wasm_ends_in_the_failure_alert(firefox):

@@ -6,12 +6,7 @@ continuation_probability for the experiments; the page must print them to the di
 One page is shared by the module's tests, scrolled to the section (the model loads when it is near).
 """
 
-import json
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -19,6 +14,7 @@ from playwright.sync_api import expect
 import mha.text
 import mha.text_lesson as lesson
 from conftest import READY_TIMEOUT_MS, assert_no_axe_violations_light_and_dark, open_page
+from text_cli import cli, shown
 
 
 @pytest.fixture(scope="module")
@@ -27,24 +23,8 @@ def browser(tiered_browser):
     return tiered_browser
 
 
-ROOT = Path(__file__).resolve().parents[2]
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
-
-
-def cli(text, off=(), seed=0):
-    """What `python -m mha.text TEXT --json --seed N [--off L.H ...]` prints, parsed."""
-    flags = [arg for layer, head in off for arg in ("--off", f"{layer}.{head}")] + ["--seed", str(seed)]
-    done = subprocess.run([sys.executable, "-m", "mha.text", text, "--json", *flags], cwd=ROOT, check=True,
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "py")})
-    return json.loads(done.stdout)
-
-
-SHOWN = {"\n": "\u21b5", " ": "\u2423"}
-
-
-def shown(text):
-    return "".join(SHOWN.get(c, c) for c in text)
 
 
 def two(p):

@@ -10,6 +10,8 @@
   a class, or a value that cannot change (what a call computes depends only on its arguments).
 - The workers' modules (run inside worker.mjs, not on the page) may import pyodide_js, Pyodide's
   own API, and nothing of the page's browser.
+- No test module imports another (test_*.py): what two share lives in a helper module beside them
+  (trees.py, training_reference.py, text_cli.py, ...) or in conftest.py.
 """
 
 import ast
@@ -165,3 +167,15 @@ def test_the_state_rule_accepts_constants_and_frozen_weights():
     import mha
     assert all(map(frozen, [(1, "a", None, 2.5, range(3)), frozenset({1}), types.MappingProxyType({"a": (1,)}),
                             mha.MODEL_SHAPES, mha.random_projections(4, 2)["w_q"], mha.LESSON_TOKENS]))
+
+
+# --- tests share helpers, not each other ---------------------------------------------------------
+
+TEST_MODULES = sorted((ROOT / "tests").rglob("test_*.py"))
+
+
+@pytest.mark.parametrize("path", TEST_MODULES, ids=lambda p: p.relative_to(ROOT / "tests").as_posix())
+def test_no_test_module_imports_another(path):
+    """Importing a test module runs its collection-time code and couples two files' fixtures and data; a helper
+    module (or conftest.py) says what is shared."""
+    assert not {name for name in imported(path) if name.startswith("test_")}, path.name

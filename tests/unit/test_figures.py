@@ -344,3 +344,42 @@ def test_a_causal_table_marks_each_key_after_its_query_as_masked_not_as_a_weight
     patch = FIGURES["head-tables"].patch(state, view, view)
     assert patch["text"].split("\n")[1::4] == ["masked"] * 3  # head 0, head 1, the one wide head: cell (0, 1)
     assert lf.MASKED == "masked"
+
+
+# --- one redraw, each weight compared once ---------------------------------------------------------
+
+def test_a_redraw_compares_each_tables_weights_once(monkeypatch):
+    """A token edit redraws head-tables (patched) and moved-summary from the same View and the one shown before:
+    mha.weight_changes runs once per table (2 heads and the wide head: 3), not once per figure (6)."""
+    from figures import FIGURES, exercise, redrawn_by
+    from page import state as page_state
+
+    state = page_state.default_state()
+    before = page_state.compute(state)
+    edited = page_state.with_tokens(state, [[1.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]])
+    view = page_state.compute(edited, before)
+    calls = []
+    real = mha.weight_changes
+    monkeypatch.setattr(mha, "weight_changes", lambda *a: calls.append(a) or real(*a))
+    exercise.random_sentence(edited)  # its rows are cached by seed: not redrawn with each edit (next test)
+    for fid in redrawn_by("numbers"):
+        figure = FIGURES[fid]
+        (figure.patch or figure.build)(edited, view, before)
+    assert len(calls) == 3
+    summary = text(FIGURES["moved-summary"].build(edited, view, before))
+    assert "head 1: moved, 4 weights" in summary and "head 0: unchanged" in summary  # the first answer, reused
+
+
+def test_the_second_exercises_rows_depend_on_the_seed_alone():
+    """random_rows draws the exercise's own two states (its tokens, 2 heads, no mask, random projections) at the
+    reader's seed: the same rows whatever tokens the reader has, other rows at another seed; each computed once."""
+    from figures import exercise
+    from page import state as page_state
+
+    state = page_state.default_state()
+    edited = page_state.with_tokens(state, [[2.0, 0.0, 0.0, 1.0], [0.9, 0.1, 0.0, 1.0]])
+    start, moved = page_state.with_exercise(state, "random")
+    by_hand = [page_state.compute(s).result.weights for s in (start, moved)]
+    assert exercise.random_rows(edited) == {h: (by_hand[0][h][0], by_hand[1][h][0]) for h in range(2)}
+    assert exercise.random_rows(edited) is exercise.random_rows(state)
+    assert exercise.random_rows(page_state.changed(state, seed=7)) != exercise.random_rows(state)

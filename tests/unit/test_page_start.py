@@ -55,10 +55,12 @@ def _imported_by(text):
 
 
 def _pages_python(built_site):
-    """Every source the page's interpreter may run: the site's modules and entry, mha, PyScript's package."""
+    """Every source the page's interpreter may run: the site's modules and entry, mha, PyScript's package. Not mha's
+    __main__.py files: `python -m mha...` runs in a terminal, never on the page (a cell's import of argparse comes
+    from stdlib_rest.zip)."""
     sources = {p.as_posix(): p.read_text() for p in build.SITE.rglob("*.py")
                if "__pycache__" not in p.parts and build.CELL_SOURCES not in p.as_posix()}
-    sources |= {p.as_posix(): p.read_text() for p in (build.PY / "mha").rglob("*.py")}
+    sources |= {p.as_posix(): p.read_text() for p in (build.PY / "mha").rglob("*.py") if p.name != "__main__.py"}
     return sources | build._pyscript_sources(built_site)
 
 

@@ -9,17 +9,22 @@ Worked by hand (the worked example and exercise are derived in tests/conftest.py
 - section 3, head 0, token 1's query [0.9, 0.1]: 0.9 x 1 + 0.1 x 0 = 0.9 against token 0's key [1, 0],
   0.9 x 0.9 + 0.1 x 0.1 = 0.82 against its own. Gap 0.08 / sqrt(2) = 0.0566, s(0.0566) = 0.5141 on
   token 0. Token 0's key stretched to [2, 0]: 1.8 against 0.82, gap 0.98 / sqrt(2) = 0.6930,
-  s(0.6930) = 0.6666 on token 0: the weight rises.
+  s(0.6930) = 0.6666 on token 0: the weight rises. Printed as the sentences print a weight, 2 decimals:
+  [0.51, 0.49] to [0.67, 0.33].
 - section 4: head 1 ties at 0.5000 / 0.5000; the wide head's rows move from [0.6341, 0.3659] and
-  [0.3870, 0.6130] to [0.5125, 0.4875] and [0.5100, 0.4900]; head 0 does not move.
+  [0.3870, 0.6130] to [0.5125, 0.4875] and [0.5100, 0.4900]; head 0 does not move. To 2 decimals: [0.50, 0.50];
+  [0.63, 0.37] and [0.39, 0.61] to [0.51, 0.49] and [0.51, 0.49] (0.5125 is s(0.05) = 0.512497...).
 - cross-attention with the causal mask on: token 0's query in head 0 [1, 0] against the context's keys
   [1, 0], [0, 1], [0.9, 0.1] scores 1, 0, 0.9; / sqrt(2), exp: 2.0281, 1, 1.8896 of 4.9177, so
-  [0.4124, 0.2033, 0.3843]: every context token is read (the page applies no mask across sequences).
+  [0.4124, 0.2033, 0.3843], printed [0.41, 0.20, 0.38]: every context token is read (the page applies no mask
+  across sequences).
 - section 6, per token, 2 bytes a number, keys and values: Llama-2-7B 2 x 32 layers x 32 kv heads x
   128 x 2 = 524,288 B = 512 KiB; Llama-3-70B 2 x 80 x 8 x 128 x 2 = 327,680 B = 320 KiB: the 7B's is bigger.
 - section 9 at 1,000 distractors, head 0: a distractor scores 0, so in units of its weight (e^0 = 1) token 0
   weighs e^(8/sqrt2) = 286.2 and the query itself e^(4/sqrt2) = 16.9; token 0 keeps
-  286.25 / (286.25 + 16.92 + 1000) = 0.2197 (tests/unit/test_competition.py works out all three heads).
+  286.25 / (286.25 + 16.92 + 1000) = 0.2197, printed 0.22; the wide head 0.0073 and head 1
+  1 / (1 + e^sqrt2 + 1000 e^(2 sqrt2)) = 5.9e-05, printed with 2 significant digits under 0.01: 0.000059
+  (tests/unit/test_competition.py works out all three heads).
 """
 
 import math
@@ -42,22 +47,22 @@ ANSWERS = {"recipe": "same", "worked": "up", "exercise": "head-1-wide", "cross":
 EXPECTED = {
     "recipe": ["64 parameters", "160 multiply-adds", "8 weights against 4"],
     "worked": ["scores 0.9 against token 0's key", "only 0.82 against its own", "key scores 1.8",
-               "from [0.5141, 0.4859] to [0.6666, 0.3334]"],
-    "exercise": ["[0.5000, 0.5000]", "to [0.5125, 0.4875] and [0.5100, 0.4900]"],
-    "cross": ["[0.4124, 0.2033, 0.3843]", "every context token gets a share"],
+               "from [0.51, 0.49] to [0.67, 0.33]"],
+    "exercise": ["both rows become [0.50, 0.50]", "from [0.63, 0.37] and [0.39, 0.61] to [0.51, 0.49] and [0.51, 0.49]"],
+    "cross": ["[0.41, 0.20, 0.38]", "every context token gets a share"],
     "sharing": ["2 \u00d7 32 layers \u00d7 32 key/value heads \u00d7 width 128 \u00d7 2 bytes = 512.0 KiB",
                 "2 \u00d7 80 layers \u00d7 8 key/value heads \u00d7 width 128 \u00d7 2 bytes = 320.0 KiB"],
     "prompts": ["token 0 then weighs 286.2 and the query itself 16.9", "286.2 + 16.9 + 1,000 units",
-                "token 0 keeps 0.2197", "the wide head keeps 0.0073 and head 1 0.0001"],
+                "token 0 keeps 0.22 of it", "the wide head keeps 0.0073 and head 1 0.000059."],
 }
 # What would give each answer away, as the prose or a figure's caption would print it. None of it may be
 # visible between the question and the next heading before Check (the tables of a figure print their
 # numbers one per cell, so a bracketed row or a sentence is what a giveaway looks like).
 GIVEAWAYS = {
     "recipe": ["the same as one head of width 4", "2 weight tables of 2 × 2 instead of 1"],
-    "worked": ["[0.6666, 0.3334]", "0.6666"],
-    "exercise": ["[0.5, 0.5]", "[0.5125, 0.4875]", "not one of its weights"],
-    "cross": ["does not apply", "[0.4124, 0.2033, 0.3843]"],
+    "worked": ["[0.6666, 0.3334]", "0.6666"],  # not [0.67, 0.33]: head 1's own row of the worked example prints so
+    "exercise": ["[0.5, 0.5]", "[0.50, 0.50]", "[0.5125, 0.4875]", "[0.51, 0.49]", "not one of its weights"],
+    "cross": ["does not apply", "[0.4124, 0.2033, 0.3843]", "[0.41, 0.20, 0.38]"],
     "sharing": ["512.0 KiB", "320.0 KiB"],
     "prompts": ["286.2", "falls too, only later", "head 0 keeps"],  # head 0's lead, its fate, the live sentence
     "trained": ["induction score falls to", "with layer 0 switched off", "'s induction score falls from"],

@@ -191,6 +191,17 @@ def test_the_page_starts_python_first_and_loads_the_rest_without_waiting(built_s
     assert f'import("./{build.EDITOR[1]}")' in (built_site / "boot.js").read_text()
 
 
+def test_the_pages_lock_names_no_package_and_the_pyodide_of_the_whole_lock(built_site):
+    """The page's interpreter loads no package, so its lock (page-lock.json, which index.html preloads) is the
+    whole lock's info with no packages; the cells' worker, which may load micropip, reads the whole lock."""
+    whole = json.loads((built_site / "pyodide" / "pyodide-lock.json").read_text())
+    page_lock = json.loads((built_site / "pyodide" / build.PAGE_LOCK).read_text())
+    assert page_lock == {"info": whole["info"], "packages": {}} and len(whole["packages"]) > 100
+    page = (built_site / "index.html").read_text()
+    assert f'href="./pyodide/{build.PAGE_LOCK}"' in page and "pyodide-lock.json" not in page
+    assert f'"./pyodide/{build.PAGE_LOCK}"' in (built_site / "interpreter.mjs").read_text()
+
+
 def test_lock_carries_the_shipped_micropip_hash(built_site):
     lock = json.loads((built_site / "pyodide" / "pyodide-lock.json").read_text())
     entry = lock["packages"]["micropip"]

@@ -49,14 +49,12 @@ from figures import training as story_figures
 from figures.kv import KV_FIELDS, read_kv_fields
 from page import state as page_state
 from page.dom import to_html
+from figure_sets import BROKEN, READ_THE_RUN, SKIPPED, STATIC
 from trees import class_list, text
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "site" / "app" / "main.py"
-SKIPPED = {"fig-blend", "fig-recipe-costs", "fig-recipe-line", "fig-cost-seq-len", "fig-cost-share"}
 SKIPPED_CONTROLS = {"cost-seq-len", "reset-blend"}  # tested in test_recipe_figures.py
 LIVE = sorted(fid for fid, figure in FIGURES.items() if figure.redraw and fid not in SKIPPED)
-STATIC = sorted(fid for fid, figure in FIGURES.items()  # drawn once at build time from the default state
-                if not figure.redraw and fid not in SKIPPED and not fid.startswith(("fig-train", "fig-probe")))
 MAX_SEED = 2**32 - 1
 MOVED = 0.5e-4           # a weight that moved less than half the last printed digit is said not to move
 
@@ -629,9 +627,6 @@ def actions_are_taken_or_refused_as_listed(r):
     assert not r.page.surprises, r.page.surprises[:3]
     terse = [(action, sentence) for action, sentence in r.page.said if len(sentence.split()) < 4]
     assert not terse, terse[:3]
-
-
-BROKEN = re.compile(r"\b(nan|NaN|inf|Inf|Infinity|None|undefined)\b")
 
 
 @check
@@ -1280,9 +1275,6 @@ def test_section_4s_buttons_set_what_their_sentence_says_from_every_state():
     assert_true_everywhere(section_4s_buttons_set_what_their_sentence_says)
 
 
-READ_THE_RUN = {"q-trained"}  # static figures that read section 8's build-time run: test_training_page.py
-
-
 def test_the_static_figures_build_from_the_default_state_without_nan_inf_or_none():
     state = page_state.default_state()
     view = page_state.compute(state)
@@ -1425,8 +1417,8 @@ def test_section_8s_heads_note_says_what_each_heads_numbers_show(row):
         assert f"Held-out accuracy with one of them off: {alone}%." in said
     assert "costs nothing" not in said  # measured_from: every head costs something
     il, ih = row["induction_head"]
-    assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token; "
-            f"even weights would put 0.25: it does not park there.") in said  # under 0.5
+    assert (f"Where a letter has no earlier twin, layer {il} head {ih} puts 0.30 of its weight on the first token, "
+            f"under 0.5: it does not park there; even weights would put 0.25.") in said  # its line said beside it
 
 
 def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_a_sink():
@@ -1442,7 +1434,7 @@ def test_section_8s_heads_note_names_a_head_that_costs_nothing_a_shared_job_and_
     assert "with both off" not in said  # measured_from measures each head alone off only
     measured["ablated"][sum(1 << HEADS_22.index((pl, h)) for h in (0, 1))] = 0.25
     assert "; with both off: 25.0%." in text(story_figures.heads_note(story_figures.describe_run(measured)))
-    assert "puts 0.50 of its weight on the first token, an attention sink (section 10)" in said
+    assert "puts 0.50 of its weight on the first token, at least 0.5: an attention sink (section 10)" in said
 
 
 def test_section_8s_seed_figure_marks_each_seed_by_the_rule():

@@ -242,7 +242,8 @@ def test_a_click_picks_the_row_under_it():
 
 @pytest.mark.parametrize("typed", ["abc abc xyz", DEFAULT], ids=["short", "the default"])
 def test_the_map_draws_each_cell_once_in_its_weights_bucket(typed):
-    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket; none above the diagonal."""
+    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket (a path's run, or the
+    chosen row's own <rect>); none above the diagonal."""
     rows = fig.read(fig.with_text(fig.default_state(), typed)).weights[1][1]
     svg = fig.head_map(rows, typed, "layer 1 head 1", 5, False)
     cell, margin = (10, 14) if len(typed) <= 34 else (3, 2)
@@ -256,6 +257,10 @@ def test_the_map_draws_each_cell_once_in_its_weights_bucket(typed):
             for j in range((int(x) - margin) // cell, (int(x) - margin + int(width)) // cell):
                 assert (i, j) not in covered
                 covered[i, j] = bucket
+    for rect in (n for n in nodes(svg) if n[0] == "rect"):  # the chosen row: a readable <rect> a cell
+        i, j = rect[1]["data-q"], rect[1]["data-k"]
+        assert (i, j) not in covered and (rect[1]["x"], rect[1]["y"]) == (margin + j * cell, margin + i * cell)
+        covered[i, j] = int(rect[1]["class"].split()[0][1:])
     assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(typed)) for j in range(i + 1)}
 
 

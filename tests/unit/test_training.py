@@ -26,6 +26,7 @@ from mha.training import (
 )
 from mha.training.model import blocks, forward_each
 from mha.training.probes import tally
+from training_reference import numpy_forward
 
 PY = Path(__file__).resolve().parents[2] / "py"
 
@@ -137,27 +138,6 @@ def test_forward_attention_rows_are_causal_softmax_rows():
         for head in layer:
             for i, row in enumerate(head):
                 assert abs(sum(row) - 1) < 1e-12 and all(w == 0 for w in row[i + 1:])
-
-
-def numpy_forward(params, tokens, ablate=()):
-    """An independent forward pass in numpy: (weights [layer][head], logits), the model docstring's formulas."""
-    n = len(tokens)
-    x = np.zeros((n, 18))
-    x[np.arange(n), tokens] = 1.0
-    x[np.arange(n), 6 + np.arange(n)] = 1.0
-    weights = []
-    for layer, heads in enumerate(params["layers"]):
-        out, layer_weights = np.zeros_like(x), []
-        for head, h in enumerate(heads):
-            scores = x @ np.array(h["qk"]) @ x.T + np.triu(np.full((n, n), -np.inf), 1)
-            w = np.exp(scores - scores.max(axis=1, keepdims=True))
-            w /= w.sum(axis=1, keepdims=True)
-            layer_weights.append(w)
-            if (layer, head) not in ablate:
-                out += w @ x @ np.array(h["ov"])
-        x = x + out
-        weights.append(layer_weights)
-    return weights, x @ np.array(params["unembed"])
 
 
 def numpy_loss(params, batch):

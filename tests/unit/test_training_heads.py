@@ -88,7 +88,7 @@ def test_the_probe_draws_every_head_with_each_cells_exact_weight(shape):
         for r in rects:
             i, j = r[1]["data-q"], r[1]["data-k"]
             assert text(r).endswith(f": {weights[layer][h][i][j]:.4f}")
-            assert r[1]["class"] == dom.weight_class(weights[layer][h][i][j])
+            assert r[1]["class"] == f"{dom.weight_class(weights[layer][h][i][j])} cell"  # its bucket, readable
         assert svg[1]["aria-label"].startswith(fig.head_label(layer, h))
     tables = fig.probe_weights(params, tokens)
     assert [t[1]["aria-label"] for t in tables] == [f"{fig.head_label(*n)} weights" for n in names]
@@ -219,12 +219,15 @@ def test_the_heads_note_says_who_shares_the_job_what_costs_nothing_and_where_the
     assert said == ("Layer 0's previous-token job is shared: layer 0 head 0 (0.52) and layer 0 head 1 (0.48) each "
                     "pass 0.4. Held-out accuracy with one of them off: 86.9% and 81.0%; with both off: 29.3%. "
                     "Switching off layer 1 head 0 costs nothing (100.0% without it). Where a letter has "
-                    "no earlier twin, layer 1 head 1 puts 0.62 of its weight on the first token, an attention sink "
-                    "(section 10); even weights would put 0.28.")
+                    "no earlier twin, layer 1 head 1 puts 0.62 of its weight on the first token, at least 0.5: an "
+                    "attention sink (section 10); even weights would put 0.28.")
     below = text(fig.heads_note(fig.describe_run(fake([[0.52, 0.06], [0.48, 0.07], [0.29, 0.05], [0.09, 0.98]],
                                                       [1.0, 0.869, 0.81, 1.0, 0.293], first_token=(0.30, 0.28)))))
-    assert below.endswith("puts 0.30 of its weight on the first token; even weights would put 0.28: it does not "
-                          "park there.")  # under SINK (0.5): no sink, said
+    assert below.endswith("puts 0.30 of its weight on the first token, under 0.5: it does not park there; even "
+                          "weights would put 0.28.")  # under SINK (0.5): no sink, said beside its line
+    near_line = text(fig.heads_note(fig.describe_run(fake([[0.52, 0.06], [0.48, 0.07], [0.29, 0.05], [0.09, 0.98]],
+                                                          [1.0, 0.869, 0.81, 1.0, 0.293], first_token=(0.4996, 0.28)))))
+    assert "puts 0.4996 of its weight on the first token, under 0.5" in near_line  # not "0.50, under 0.5"
     measured["ablated"][0b0011] = None  # a checkpoint measured with one head off at a time: no both-off figure
     assert "one of them off: 86.9% and 81.0%. Switching" in text(fig.heads_note(fig.describe_run(measured)))
 
@@ -249,6 +252,21 @@ def test_a_run_that_does_not_copy_the_exact_repeat_is_not_said_to():
     copy = text(fig.copy_story(facts, "your run")[0])
     assert "both A's lead to C, yet the guess is E, not C: this run does not copy here, with p = 0.79." in copy
     assert "so the guess is" not in copy and "the earlier A's continuation" in copy
+
+
+def test_a_run_that_guesses_c_without_its_induction_head_is_not_said_to_copy_through_it():
+    """Seed 22 (2, 2), 800 steps, learned another way: its top induction head, layer 1 head 0, puts 0.0429 and
+    0.0012 on FACEACBA's C's (0.044 together, under COPIES = 0.5), yet the model guesses C with p = 0.9952: the
+    guess is said, and that it does not come through this head. FACEADBA: 0.0501 and 0.00044."""
+    facts = fig.describe_run(fake([[0.33, 0.09], [0.29, 0.41], [0.24, 0.63], [0.24, 0.0]], [0.995, 0.85, 0.34, 0.76, 0.87]))
+    facts["copy"] = {fig.REPEAT: {"weights": [0.0429, 0.0012], "guess": 2, "p": 0.9952, "continuations": [[2, 0.9952]] * 2},
+                     fig.NEAR: {"weights": [0.0501, 0.00044], "guess": 2, "p": 0.9986,
+                                "continuations": [[2, 0.9986], [3, 4.8e-07]]}}
+    copy = text(fig.copy_story(facts, "seed 22")[0])
+    assert "puts 0.04 and 0.0012 on the C after each A in FACEACBA" in copy
+    assert ("both A's lead to C, and the guess is C, with p = 1.00, but not through this head: it puts 0.04 on the "
+            "C's together, under 0.5. In FACEADBA") in copy
+    assert "so the guess is" not in copy and "one to D: 0.05 and 0.00044, and the guess is C" in copy
 
 
 def test_a_run_whose_induction_job_sits_in_layer_0_says_so():

@@ -1,6 +1,6 @@
 """mha.training.measure: what the page shows of a trained model, against an independent numpy forward pass.
 
-References: test_training.numpy_forward (the model's formulas in numpy), the score formulas written out here,
+References: training_reference.numpy_forward (the model's formulas in numpy), the score formulas written out here,
 and hand-built patterns. Models come from init_params with a fixed random.Random: no training, no build.
 """
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mha.training as training
-from test_training import numpy_forward
+from training_reference import numpy_forward
 
 FEW = training.held_out(5)
 HEADS = [(0, 0), (0, 1), (1, 0), (1, 1)]

@@ -48,11 +48,16 @@ BAD_SEEDS = [("", "is not a whole number"), ("x", "is not a whole number"), ("-1
 
 
 def cells_of(svg):
-    """{(row, column): bucket class} from a heatmap's paths, read back from their M x y commands."""
+    """{(row, column): bucket class} from a heatmap's paths, read back from their runs (M x y h width ...); the cell
+    size is the <svg>'s side less the 14 px margin, over the number of rows of letters on its left axis."""
+    side = svg[1]["width"]
+    n = len(text([t for t in nodes(svg) if t[0] == "text"][1]))
+    cell = (side - 14) // n
     cells = {}
     for path in (n for n in nodes(svg) if n[0] == "path"):
-        for x, y in re.findall(r"M(\d+) (\d+)", path[1]["d"]):
-            cells[(int(y) - fig.MARGIN) // fig.CELL, (int(x) - fig.MARGIN) // fig.CELL] = path[1]["class"]
+        for x, y, wide in re.findall(r"M(\d+) (\d+)h(\d+)", path[1]["d"]):
+            for k in range(int(wide) // cell):
+                cells[(int(y) - 14) // cell, (int(x) - 14) // cell + k] = path[1]["class"]
     return cells
 
 
@@ -139,14 +144,16 @@ def test_a_trained_model_is_shown_until_reset(run):
 def test_a_heatmap_has_one_cell_per_unmasked_weight_in_its_bucket():
     """A hand-built 3-token pattern: row 0 = [1]; row 1 = [0.25, 0.75]; row 2 = [0.05, 0.5, 0.45].
     Its cells are the 1 + 2 + 3 = 6 on or below the diagonal, bucketed by tenths: w9 (1.0 caps at w9),
-    w2, w7, w0, w5, w4. Nothing above the diagonal is drawn (the causal mask)."""
+    w2, w7, w0, w5, w4. Nothing above the diagonal is drawn (the causal mask). Three tokens get the square of
+    twelve: 14 px of margin + 12 x 12 px = 158 px, so a cell is (158 - 14) // 3 = 48 px, drawn at 1:1."""
     weights = [[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.05, 0.5, 0.45]]
     svg = fig.heatmap(weights, [0, 1, 2], "a hand-built head")
     dom.check(svg)
+    assert (svg[1]["width"], svg[1]["height"], svg[1]["viewBox"]) == (158, 158, "0 0 158 158")
     assert cells_of(svg) == {(0, 0): "w9", (1, 0): "w2", (1, 1): "w7", (2, 0): "w0", (2, 1): "w5", (2, 2): "w4"}
     top, left = [t for t in nodes(svg) if t[0] == "text"]  # one letter per x (top) or per y (left)
     assert text(top) == text(left) == "ABC"
-    assert top[1]["x"] == "17 27 37" and left[1]["y"] == "20 30 40"  # cell centres 12 + 10 j + 5; 12 + 10 i + 8
+    assert top[1]["x"] == "38 86 134" and left[1]["y"] == "42 90 138"  # centres 14 + 48 j + 24; 14 + 48 i + 28
 
 
 def test_the_loss_curve_runs_from_the_first_step_to_the_last_loss():
@@ -279,9 +286,12 @@ def test_the_page_carries_only_the_chosen_frame_and_the_json_file_the_others(run
 
 def test_the_pre_rendered_frame_and_the_frames_file_stay_light(run):
     shown = "".join(dom.to_html(n) for n in fig.shown_frame(run, 19))
-    assert len(shown) < 12_000  # was 119 kB with all 20 frames in the page; 11.0 kB with four heads' patterns
-    assert len(fig.files()[fig.FRAMES_FILE]) < 200_000  # 191 kB with four heads' patterns a frame
-    assert sum(1 for f in all_frames(run, 19) for _ in nodes(f)) < 1400  # elements in all 20 frames (1,326)
+    # was 119 kB with all 20 frames in the page; 11.0 kB with four heads' patterns, 9.7 kB since a run of cells in
+    # one bucket is one rectangle (heatmap.py). The frames file: 191 kB, then 168 kB.
+    assert len(shown) < 11_000
+    assert len(fig.files()[fig.FRAMES_FILE]) < 180_000
+    # elements in all 20 frames: 1,406 (1,326, and each of the 80 maps' edge)
+    assert sum(1 for f in all_frames(run, 19) for _ in nodes(f)) < 1500
 
 
 def test_the_built_page_holds_exactly_one_checkpoint_frame(built_site, run):
@@ -480,7 +490,7 @@ def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_sect
     rule = section_html(page, "prompts")
     rule = rule[rule.index("Keep near-duplicate ids"):]
     rule = rule[:rule.index("</li>")]
-    assert "Section 9's models" in rule
+    assert "section 9's models" in rule
     for key in ("text-competition", "text-typical-count"):
         assert text_fig.PROSE[key]() in rule
     assert "section 8" not in rule
@@ -531,11 +541,12 @@ def test_the_build_time_runs_lock_is_taken_once_and_taken_over_from_a_process_th
 
 
 def test_section_8s_question_builds_from_the_default_state_without_nan_inf_or_none():
-    """test_sweep.py's check of every static figure, for the one that reads the build-time run (this module waits
-    for the build, which trains it: the sweep's file then runs beside the build instead of waiting for it)."""
+    """test_sweep.py's check of every static figure (figure_sets.py), for the one that reads the build-time run
+    (this module waits for the build, which trains it: the sweep's file then runs beside the build instead of
+    waiting for it)."""
+    from figure_sets import BROKEN, READ_THE_RUN, STATIC
     from figures import FIGURES
     from page import state as page_state
-    from test_sweep import BROKEN, READ_THE_RUN, STATIC
 
     assert READ_THE_RUN <= set(STATIC)
     state = page_state.default_state()
