@@ -388,7 +388,8 @@ DISSOCIATION = ("Two jobs would be shown apart by a double dissociation: one hea
 
 # --- section 10: the competition on the text model ------------------------------------------------------
 
-PLOT = {"width": 330, "height": 220, "left": 48, "right": 92, "top": 12, "bottom": 38}
+# fig-text-competition's px, drawn at 1:1 (11 px letters): 286 fits the list item it sits in on a 375 px phone
+PLOT = {"width": 286, "height": 220, "left": 44, "right": 90, "top": 12, "bottom": 38}
 DECADES = (0, -1, -2, -3, -4)  # the plot's p axis: 1 down to 0.0001, on a log scale
 KIND_NAMES = {"near": "near-duplicates", "unrelated": "unrelated ids"}
 
@@ -435,7 +436,10 @@ def competition_plot():
     return [["svg", {"viewBox": f"0 0 {w} {h}", "width": w, "class": "text-competition", "role": "img",
                      "aria-label": "median p of the id's end, log scale, against the chunks between, for each seed: "
                                    "solid, near-duplicates; dashed, unrelated ids"}, *parts],
-            ["details", {}, ["summary", {}, "The plot's numbers"], ["div", {"class": "grid-wrap"}, table]]]
+            ["details", {}, ["summary", {}, "The plot's numbers"],
+             ["div", {"id": "text-competition-numbers", "class": "grid-wrap", "tabindex": 0, "role": "region",
+                      "aria-label": "the plot's numbers, scrollable"},
+              table]]]
 
 
 def competition_sentence():
