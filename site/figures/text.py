@@ -297,23 +297,24 @@ def cost(seed, name, task):
 
 
 def card(seed):
-    """fig-text-card: per head of the chosen seed, each probe's score, its role, and what switching it off costs
-    each task."""
+    """fig-text-card: per head of the chosen seed, each probe's score (its role's in bold: fig-text-roles says
+    it in words), and what switching it off costs each task."""
     m = measured(seed)
     rows = []
     for score, (layer, head, role) in zip(m["scores"], m["roles"]):
-        cells = [["td", {"class": "num"}, f"{score[probe]:.2f}"] for probe in mha.text.PROBES]
+        cells = [["td", {"class": "num"}, ["strong", {}, f"{score[probe]:.2f}"] if probe == role else
+                  f"{score[probe]:.2f}"] for probe in mha.text.PROBES]
         costs = [["td", {"class": "num"}, f"{cost(seed, (layer, head), task):.0%}"] for task in TASK_NAMES]
-        rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head)], *cells,
-                     ["td", {}, role_text(role)], *costs])
+        rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head)], *cells, *costs])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
-                        ("head", *PROBE_NAMES.values(), "role", *(f"{t}, cost of it off" for t in TASK_NAMES.values()))]]
+                        ("head", *PROBE_NAMES.values(), *(f"{t}, cost of it off" for t in TASK_NAMES.values()))]]
     everything = m["tasks"][0]
     even = ", ".join(f"{m['even'][p]:.2f}" for p in mha.text.PROBES)
     caption = (f"Seed {seed}: each probe is the weight a head puts where the probe says (held-out docstrings; "
-               f"induction on repeated random strings; weights spread evenly would score {even}). Roles as the text says. With every head on it copies {percent(everything['unseen'])} "
-               f"of an id's characters and gives a closing quote or bracket p = {everything['close']:.2f} on average; "
-               f"a cost is the share of that lost with the head off (below 0: the task gained).")
+               f"induction on repeated random strings; weights spread evenly would score {even}); in bold, the "
+               f"head's role. With every head on it copies {percent(everything['unseen'])} of an id's characters "
+               f"and gives a closing quote or bracket p = {everything['close']:.2f} on average; a cost is the share "
+               f"of that lost with the head off (below 0: the task gained).")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": f"seed {seed}'s heads, measured"},
              ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]]]
 
@@ -331,7 +332,7 @@ def roles_table():
             cells.append(["td", {}, role_text(role) + (f" {score:.2f}" if role else "")])
         rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head_index)], *cells])
     return [["table", {"class": "figure-table text-roles-table", "aria-label": "each head's role in each seed"},
-             ["caption", {}, "Each head's role in each seed (its best probe, with its score)."],
+             ["caption", {}, "Each head's role in each seed, with that probe's score."],
              ["thead", {}, head], ["tbody", {}, *rows]]]
 
 
@@ -459,6 +460,17 @@ def minutes(seconds):
     return f"{seconds / 60:.1f} minutes" if seconds >= 90 else f"{seconds:.1f} seconds"
 
 
+def listed(values):
+    """'0, 1 and 2'."""
+    return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
+
+
+def without_previous(seed):
+    """The seed's unseen copying with all its previous-token heads (mha.text.roles) off together, as measured."""
+    m = measured(seed)
+    return next(t["unseen"] for t in m["tasks"] if t["off"] == m["previous_token_heads"])
+
+
 def span(values, say):
     """The range of the seeds' values, as said: '64.8-77.8%' (one value if they print alike)."""
     low, high = say(min(values)), say(max(values))
@@ -481,8 +493,6 @@ def recipe(stages):
     first, *rest = stages
     assert first["mix"][0] == 1 and rest, stages  # the words say the first stage is copies alone
 
-    def listed(values):
-        return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
     sizes = listed([f"{stage['steps']:,} at {stage['context']}" for stage in rest])
     shares = listed([f"{stage['mix'][0]:.0%}" for stage in rest])
     return (f"{first['steps']:,} steps at {first['context']} characters of repeated random strings, then "
@@ -504,7 +514,8 @@ PROSE = {
     "text-params": lambda: f"{model().about['parameters']:,}",
     # CPU time, not wall time: wall time swings with what else the machine runs
     "text-minutes": lambda: f"{minutes(max(model(s).about['training_cpu_seconds'] for s in mha.text.SEEDS))}",
-    "text-seeds": lambda: str(len(mha.text.SEEDS)),
+    "text-seeds": lambda: listed([str(s) for s in mha.text.SEEDS]),
+    "text-copy-no-previous": lambda: span([without_previous(s) for s in mha.text.SEEDS], percent),
     "text-steps": lambda: f"{model().about['steps']:,}",
     "text-recipe": lambda: recipe(model().about["corpus"]["stages"]),
     "text-copy-unseen": lambda: span([m["tasks"][0]["unseen"] for m in map(measured, mha.text.SEEDS)], percent),

@@ -340,10 +340,14 @@ def test_the_prose_numbers_come_from_the_models_about_and_measurements():
     values = {key: make() for key, make in fig.PROSE.items()}
     about = MODEL.about
     assert values["text-params"] == f"{about['parameters']:,}" and values["text-steps"] == f"{about['steps']:,}"
-    assert values["text-context"] == "128" and values["text-vocab"] == "65" and values["text-seeds"] == "3"
+    assert values["text-context"] == "128" and values["text-vocab"] == "65" and values["text-seeds"] == "0, 1 and 2"
     assert values["text-shape"] == "2 layers of 4 heads, width 64"
     unseen = sorted(MEASURED[s]["tasks"][0]["unseen"] for s in SEEDS)
     assert values["text-copy-unseen"] == f"{100 * unseen[0]:.1f}-{100 * unseen[-1]:.1f}%"
+    alone = sorted(next(t["unseen"] for t in MEASURED[s]["tasks"] if t["off"] == MEASURED[s]["previous_token_heads"])
+                   for s in SEEDS)  # every previous-token head of the seed off together: at least halves copying
+    assert alone[-1] <= unseen[0] / 2
+    assert values["text-copy-no-previous"] == f"{100 * alone[0]:.1f}-{100 * alone[-1]:.1f}%"
     bits = sorted(MEASURED[s]["bits_per_character"]["model"] for s in SEEDS)
     bigram = MEASURED[0]["bits_per_character"]["bigram"]
     assert all(MEASURED[s]["bits_per_character"]["bigram"] == bigram for s in SEEDS)  # one text, one table
@@ -375,7 +379,7 @@ def test_the_moves_sentence_names_where_induction_sits_in_each_seed():
     assert fig.PROSE["text-moves"]() == fig.moves()
 
 
-def test_the_card_gives_each_heads_probe_scores_role_and_costs_switched_off_alone():
+def test_the_card_gives_each_heads_probe_scores_its_role_in_bold_and_costs_switched_off_alone():
     for seed in SEEDS:
         m = MEASURED[seed]
         rows = find(fig.card(seed), "tr")[1:]
@@ -385,8 +389,9 @@ def test_the_card_gives_each_heads_probe_scores_role_and_costs_switched_off_alon
             alone = next(t for t in m["tasks"] if t["off"] == [[layer, head]])
             costs = [f"{1 - alone[k] / base[k]:.0%}" for k in ("unseen", "close")]
             assert [text(c) for c in row[2:]] == [f"layer {layer} head {head}",
-                                                  *[f"{score[p]:.2f}" for p in mha.text.PROBES],
-                                                  NAMES[role] if role else "none", *costs]
+                                                  *[f"{score[p]:.2f}" for p in mha.text.PROBES], *costs]
+            bold = [p for p, c in zip(mha.text.PROBES, row[3:]) if find(c, "strong")]
+            assert bold == ([role] if role else [])  # the role's score in bold, and only it
         assert text(find(fig.card(seed), "caption")[0]).startswith(f"Seed {seed}: ")
 
 
