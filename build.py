@@ -61,6 +61,10 @@ SECTION_MARK = re.compile(r"<!--section:([a-z0-9-]+)-->")    # site/sections/NAM
 VALUE_MARK = re.compile(r"<!--value:([a-z0-9-]+)-->")        # a number in the prose, from figures.prose()
 SOURCE_MAP = re.compile(rb"\n//# sourceMappingURL=\S+\s*$")
 WHEEL_SUFFIXES = (".py", ".json")  # what py/mha ships: modules, and package data such as mha/text/model-0.json
+# Package data the page reads only when a section comes near: left out of the page's wheel and served as an archive of
+# its own (pyscript.json's "later"), the same files at the same paths. mha.text's three models are 0.6 MB packed;
+# in the wheel they took the bytes before ready from 1.06 to 1.11 of bare Pyodide's.
+LATER = {"text-models": "text/model-*.json"}  # name -> glob under py/mha
 WHEEL_TIME = (1980, 1, 1, 0, 0, 0)  # fixed zip timestamps: the same sources give the same wheel
 SUB_PATH = "/lesson/"
 # The browser enforces "nothing is sent to a server": scripts, workers and connections from the
@@ -367,17 +371,25 @@ def _project():
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
+def _later_files(name):
+    """{path in the wheel's layout: bytes} of LATER[name]'s files, as py/mha holds them."""
+    return {f"{_project()['name']}/{p.relative_to(PY / 'mha').as_posix()}": p.read_bytes()
+            for p in sorted((PY / "mha").glob(LATER[name]))}
+
+
 def _build_wheel():
     """py/mha as a pure-Python wheel, by hand: METADATA, WHEEL, RECORD with sha256; (file name, bytes), deterministic.
 
-    Its modules and its package data (WHEEL_SUFFIXES: mha/text/model.json, the character model's weights).
+    Its modules and its package data (WHEEL_SUFFIXES), less what LATER serves when a section nears (mha.text's
+    models: _later_archive).
     """
     project = _project()
     name, version = project["name"], project["version"]
     dist_info = f"{name}-{version}.dist-info"
-    files = _with_bytecode({f"{name}/{p.relative_to(PY / name).as_posix()}": p.read_bytes()
-                            for p in sorted((PY / name).rglob("*")) if p.suffix in WHEEL_SUFFIXES
-                            and "__pycache__" not in p.parts})
+    later = {path for key in LATER for path in _later_files(key)}
+    files = _with_bytecode({path: p.read_bytes() for p in sorted((PY / name).rglob("*"))
+                            if p.suffix in WHEEL_SUFFIXES and "__pycache__" not in p.parts
+                            and (path := f"{name}/{p.relative_to(PY / name).as_posix()}") not in later})
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
         f"Summary: {project.get('description', '')}\n"
@@ -389,6 +401,11 @@ def _build_wheel():
     files[f"{dist_info}/RECORD"] = ("\n".join(record + [f"{dist_info}/RECORD,,"]) + "\n").encode()
     wheel_name = f"{name}-{version}-py3-none-any.whl"
     return wheel_name, _zip(files)
+
+
+def _later_archive(name):
+    """LATER[name]'s files as a zip (file name, bytes), unpacked beside the wheel's files when asked for."""
+    return f"{name}.zip", _zip(_later_files(name))
 
 
 def _zip(files):
@@ -416,18 +433,21 @@ def _content_addressed(out, folder, name, data):
     return f"{folder}/{target.name}/{name}"
 
 
-def _write_config(out, archives):
+def _write_config(out, archives, later=None):
     """The one PyScript config: the local interpreter (never the CDN default), and the archives every
     interpreter unpacks.
 
     "archives" is the site's own key (PyScript ignores it): archives.mjs unzips each one (mha's wheel,
     the site's modules) into the working directory before interpreter.mjs hands Pyodide to PyScript, so
     the page imports mha from its wheel without micropip on the way to ready. worker.mjs reads the same
-    list to set up the workers' interpreters (cells, training).
+    list to set up the workers' interpreters (cells, training), and unpacks "later" too (a reader's cell may
+    load a text model). "later" ({name: path}): archives the page fetches when a section asks for one
+    (interpreter.mjs's mhaLater: section 9's models when it comes near).
     """
     config = {
         "interpreter": "./interpreter.mjs",  # Pyodide, already started by index.html (relative to this file)
         "archives": [f"./{path}" for path in archives],
+        "later": {name: f"./{path}" for name, path in (later or {}).items()},
     }
     (out / "pyscript.json").write_text(json.dumps(config, indent=2) + "\n")
     return config
@@ -509,7 +529,8 @@ def build(out_dir=DIST):
     _copy_pyscript(out)
     _page_stdlib(out)
     wheel_name, wheel = _build_wheel()
-    config = _write_config(out, [_content_addressed(out, "wheels", wheel_name, wheel), _site_archive(out)])
+    later = {name: _content_addressed(out, "later", *_later_archive(name)) for name in LATER}
+    config = _write_config(out, [_content_addressed(out, "wheels", wheel_name, wheel), _site_archive(out)], later)
     _render_page(out, _preloads(out, config))
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
     files = [p for p in out.rglob("*") if p.is_file()]

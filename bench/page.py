@@ -253,7 +253,7 @@ TEXT_TYPED = """async ([count]) => {
   const base = field.value;
   const times = [];
   for (let i = 0; i < count; i++) {
-    if (field.value.length >= 32) {  // back to the start: a deletion, read whole (not timed)
+    if (field.value.length >= 128) {  // the model's context full: back to the start, read whole (not timed)
       field.value = base;
       field.dispatchEvent(new Event("input", { bubbles: true }));
       await ready();
@@ -300,7 +300,11 @@ TEXT_PASTE = """async ([text]) => {
   return { drawn, done, longest, gap };
 }"""
 
-TEXT_PASTES = ["call find(\"zq81ab\")\ntool: zq81ab", "u: where is p0x7kk?\na: p0x7kk", "tool: k7q2xm\nai: k7q2xm"]
+# Read whole: short pastes, a paste of the model's whole context (128 characters), and an edit in the middle of the
+# default prompt (a character inserted in its tool result: no cache survives it, so it is read whole too).
+TEXT_PASTES = ["call find(\"zq81ab\")\ntool: zq81ab", "u: where is p0x7kk?\na: p0x7kk", "tool: k7q2xm\nai: k7q2xm",
+               "lookup ab12cd\n> " + "the queue was drained and the log rotated at noon; " * 2 + "\n> ab12cd!",
+               'spec: answer with the id\ntool: {"id":"k7q2xm"x,"state":"sent","items":[3,1]}\nai: sent k7q2xm']
 
 
 def text_times(browser, url, edits):

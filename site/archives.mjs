@@ -57,14 +57,24 @@ export async function unzip(buffer, label = "archive") {
   return Promise.all(files.map(async ([path, data]) => [path, await data]));
 }
 
-// Every archive pyscript.json names, fetched and unzipped: [[path, bytes], ...] in the list's order.
-export async function fetchArchives(configURL) {
+// Every archive pyscript.json names, fetched and unzipped: [[path, bytes], ...] in the list's order; with
+// later, its "later" archives too (a worker's interpreter has them all from the start).
+export async function fetchArchives(configURL, { later = false } = {}) {
   const config = await (await fetched(configURL)).json();
-  const archives = await Promise.all((config.archives ?? []).map(async (path) => {
+  const paths = [...(config.archives ?? []), ...(later ? Object.values(config.later ?? {}) : [])];
+  const archives = await Promise.all(paths.map(async (path) => {
     const url = new URL(path, configURL).href;
     return unzip(await (await fetched(url)).arrayBuffer(), path);
   }));
   return archives.flat();
+}
+
+// One of pyscript.json's "later" archives, by name, fetched and unzipped: [[path, bytes], ...].
+export async function fetchLater(configURL, name) {
+  const config = await (await fetched(configURL)).json();
+  const path = (config.later ?? {})[name];
+  if (!path) throw new Error(`pyscript.json names no later archive ${name}`);
+  return unzip(await (await fetched(new URL(path, configURL).href)).arrayBuffer(), path);
 }
 
 // The files, written under Pyodide's working directory (where the site's Python imports from).

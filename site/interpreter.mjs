@@ -10,9 +10,9 @@
 //   with its bytecode (build.py), so its start compiles no module, and from pyodide/page-lock.json,
 //   a lock file that names no package (the page loads none; the cells' worker reads the whole lock);
 // - mha and the site's modules already in its working directory (archives.mjs fetches and unzips
-//   them while Pyodide starts).
+//   them while Pyodide starts); mhaLater(name) adds a "later" archive's files when the page asks.
 // No logic beyond that lives here.
-import { fetchArchives, writeFiles } from "./archives.mjs";
+import { fetchArchives, fetchLater, writeFiles } from "./archives.mjs";
 import { loadPyodide as startPyodide, version } from "./pyodide/pyodide.mjs";
 
 const sinks = { stdout: (text) => console.log(text), stderr: (text) => console.error(text) };
@@ -46,6 +46,20 @@ const interpreter = Promise.all([pyodide, files]).then(([python, unpacked]) => {
 pyodide.finally(() => { WebAssembly.instantiateStreaming = instantiateStreaming; }).catch(() => {});
 // A failure is reported once, through PyScript, which awaits this promise: not here as well.
 interpreter.catch(() => {});
+
+// A later archive (pyscript.json's "later"), fetched and written beside mha's files when the page's Python asks:
+// app/text.py awaits window.mhaLater("text-models") before it loads a model. Asked twice, fetched once.
+const later = new Map();
+globalThis.mhaLater = (name) => {
+  if (!later.has(name)) {
+    const config = new URL("./pyscript.json", import.meta.url).href;
+    later.set(name, Promise.all([interpreter, fetchLater(config, name)]).then(([python, unpacked]) => {
+      writeFiles(python, unpacked);
+    }));
+    later.get(name).catch(() => later.delete(name));  // a failed fetch is tried again next time
+  }
+  return later.get(name);
+};
 
 export { version };
 

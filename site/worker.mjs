@@ -23,8 +23,9 @@ const REST = "/lib/stdlib_rest.zip";  // where the rest of the standard library 
 
 async function start() {
   if (!/^[a-z_.]+$/.test(module ?? "")) throw new Error(`worker.mjs: no Python module named in its URL`);
-  // pyscript.json's "archives" (mha's wheel, the site's modules): the page's one list, unzipped while Pyodide starts.
-  const files = fetchArchives(here("pyscript.json"));
+  // pyscript.json's "archives" (mha's wheel, the site's modules) and its "later" ones (mha.text's models, which the
+  // page fetches only when section 9 nears): unzipped while Pyodide starts.
+  const files = fetchArchives(here("pyscript.json"), { later: true });
   // The standard library the page did not need (build.py), for a reader's imports: fetched meanwhile too.
   const rest = fetched(here("pyodide/stdlib_rest.zip")).then((response) => response.arrayBuffer());
   files.catch(() => {});  // reported below, once Pyodide is up (or has failed first)

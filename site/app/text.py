@@ -5,8 +5,9 @@ figures/text.py's, the numbers mha.text's. A character typed at the end extends 
 (mha.text.extend: the KV cache, one new row per head) and redraws at once. Anything else (a paste, an
 edit in the middle, a switch, another seed) reads the whole text again in steps (mha.text_lesson.read_steps),
 giving the browser its turn whenever a step has taken BUDGET seconds, so the page never waits long, and saying
-how far it has read; the experiment then runs the same way. A newer edit cancels the run under way. The model loads when the section comes near
-(boot.js's mhaWhenNear), as section 8's run does.
+how far it has read; the experiment then runs the same way. A newer edit cancels the run under way. The models
+are fetched (interpreter.mjs's mhaLater: they are not in the page's wheel) and loaded when the section comes near
+(boot.js's mhaWhenNear), as section 8's run is.
 """
 
 import asyncio
@@ -251,7 +252,18 @@ def on_keydown(event):
 # --- start -------------------------------------------------------------------------------------------
 
 def wake():
-    """The model loaded, the reader's text (typed before this, perhaps) read, the controls listening."""
+    asyncio.ensure_future(woken())
+
+
+async def woken():
+    """The models fetched (pyscript.json's "later" archive: not on the way to the page's ready), the reader's text
+    (typed before this, perhaps) read, the controls listening."""
+    say("text-status", "Loading the models\u2026")
+    try:
+        await browser.window.mhaLater("text-models")
+    except Exception as error:  # the fetch's JavaScript error: named, and the controls stay off
+        say("text-status", f"The models could not be loaded ({error}); reload the page to try again.")
+        return
     section = element("text")
     for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click), ("keydown", on_keydown)):
         section.addEventListener(kind, browser.create_proxy(handler))

@@ -753,3 +753,12 @@ def test_figure_to_cell_and_back(used):
     assert printed_rows(text, "one head over all 4 slots:", 2) == ["[0.5125, 0.4875]", "[0.5100, 0.4900]"]
     expect(status(page, "one_head")).to_contain_text("show() sent 2 tokens to the figure.")
     expect_tables(page, {"head 1 weights": SECTION_4_HEAD_1})
+
+
+def test_a_cell_loads_every_seeds_text_model_though_the_page_fetches_them_only_for_section_9(used):
+    """The models are not in the wheel (build.py's "later"): the cells' worker unpacks them at its start, so a
+    reader's mha.text.load(seed) works before section 9 was ever near; the numbers are the CLI's file's."""
+    page = used
+    code = "import mha.text\nfor s in mha.text.SEEDS:\n    m = mha.text.load(s)\n    print(s, m.context, m.about['seed'])\n"
+    run(page, "two_heads", code)
+    expect(output(page, "two_heads")).to_have_text("0 128 0\n1 128 1\n2 128 2")

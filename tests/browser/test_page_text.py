@@ -6,14 +6,13 @@ continuation_probability for the experiments; the page must print them to the di
 One page is shared by the module's tests, scrolled to the section (the model loads when it is near).
 """
 
-import math
-
 import pytest
 from playwright.sync_api import expect
 
 import mha.text
 import mha.text_lesson as lesson
 from conftest import READY_TIMEOUT_MS, assert_no_axe_violations_light_and_dark, open_page
+from printed import pair, two
 from text_cli import cli, shown
 
 
@@ -25,21 +24,6 @@ def browser(tiered_browser):
 
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
-
-
-def two(p):
-    """A probability as the page must print it: 2 decimals, or 2 significant digits under 0.01 (as decimals)."""
-    return f"{p:.2f}" if p >= 0.01 else f"{p:.{1 - math.floor(math.log10(p))}f}"
-
-
-def pair(a, b):
-    """Two side by side: each as two() prints it, or more decimals where 2 would print two numbers alike."""
-    if min(a, b) < 0.01:
-        return two(a), two(b)
-    digits = 2
-    while f"{a:.{digits}f}" == f"{b:.{digits}f}" and a != b and digits < 9:
-        digits += 1
-    return f"{a:.{digits}f}", f"{b:.{digits}f}"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import mha.text
 
 tokens = [[((t * 7 + s * 3) % 11) / 5 - 1 for s in range(64)] for t in range(16)]
 learned = mha.random_projections(64, 8, kv_heads=2, seed=42)
-text_model = mha.text.load()  # through importlib.resources, as the page finds model.json in the wheel
+text_model = mha.text.load()  # through importlib.resources, as the page finds model-0.json beside the wheel's files
 text_reading = mha.text.read(text_model, 'get ab12cd\n{"id":"ab12c')
 cases = {
     "lesson": mha.multi_head_attention(mha.LESSON_TOKENS, 2).weights,

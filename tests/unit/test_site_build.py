@@ -224,6 +224,26 @@ def test_mha_wheel_record_matches_its_files(built_site):
         assert "Tag: py3-none-any" in wheel.read(record_name.replace("RECORD", "WHEEL")).decode()
 
 
+def test_the_text_models_come_later_byte_for_byte_and_the_wheel_holds_everything_else(built_site):
+    """mha.text's models are not on the way to ready: the wheel leaves them out and pyscript.json's "later" names one
+    content-addressed archive holding exactly py/mha/text/model-*.json, at the wheel's paths, with their bytes.
+    Every other file of py/mha is in the wheel."""
+    config = json.loads((built_site / "pyscript.json").read_text())
+    assert list(config["later"]) == ["text-models"]
+    archive = built_site / config["later"]["text-models"]
+    assert archive.parent.name == hashlib.sha256(archive.read_bytes()).hexdigest()[:16]
+    models = sorted((build.PY / "mha" / "text").glob("model-*.json"))
+    assert [m.name for m in models] == ["model-0.json", "model-1.json", "model-2.json"]
+    with zipfile.ZipFile(archive) as later:
+        assert later.namelist() == [f"mha/text/{m.name}" for m in models]
+        assert all(later.read(f"mha/text/{m.name}") == m.read_bytes() for m in models)
+    with zipfile.ZipFile(_wheel(built_site)) as wheel:
+        shipped = set(wheel.namelist())
+    sources = {f"mha/{p.relative_to(build.PY / 'mha').as_posix()}" for p in (build.PY / "mha").rglob("*")
+               if p.suffix in (".py", ".json") and "__pycache__" not in p.parts}
+    assert sources - shipped == {f"mha/text/{m.name}" for m in models}
+
+
 def test_mha_wheel_imports_and_is_deterministic(built_site, tmp_path):
     wheel = _wheel(built_site)
     assert build._build_wheel() == (wheel.name, wheel.read_bytes())

@@ -2,8 +2,8 @@
 
 References: texts and ids worked by hand (beside each case); where the number is the model's output,
 mha.text's own tested functions (read, continuation_probability, greedy), called here directly, and
-numpy for the products; the measurements' numbers formatted here by hand (f-strings), never by the page's
-own formatters.
+numpy for the products; the measurements' numbers formatted here by hand (f-strings, and tests/printed.py's
+rules), never by the page's own formatters.
 """
 
 import math
@@ -15,6 +15,7 @@ import mha.text
 import mha.text_lesson as lesson
 from figures import text as fig
 from page import dom
+from printed import pair, two
 from trees import class_list, find, nodes, text
 
 MODEL = mha.text.load()
@@ -25,22 +26,6 @@ SHOWN = {"\n": "\u21b5", " ": "\u2423"}
 
 def shown(prompt):
     return "".join(SHOWN.get(c, c) for c in prompt)
-
-
-def two(p):
-    """A probability as the page must print it: 2 decimals, or 2 significant digits under 0.01 (as decimals)."""
-    return f"{p:.2f}" if p >= 0.01 else f"{p:.{1 - math.floor(math.log10(p))}f}"
-
-
-def pair(a, b):
-    """Two probabilities side by side as the page must print them: each under 0.01 to 2 significant digits; else 2
-    decimals, or as many more as it takes for two different numbers not to print alike."""
-    if min(a, b) < 0.01:
-        return two(a), two(b)
-    digits = 2
-    while f"{a:.{digits}f}" == f"{b:.{digits}f}" and a != b and digits < 9:
-        digits += 1
-    return f"{a:.{digits}f}", f"{b:.{digits}f}"
 
 
 def run(steps):
