@@ -310,9 +310,9 @@ def card(seed):
                         ("head", *PROBE_NAMES.values(), *(f"{t}, cost of it off" for t in TASK_NAMES.values()))]]
     everything = m["tasks"][0]
     even = ", ".join(f"{m['even'][p]:.2f}" for p in mha.text.PROBES)
-    caption = (f"Seed {seed}: each probe is the weight a head puts where the probe says (held-out docstrings; "
+    caption = (f"Seed {seed}: each score is the weight a head puts where the score says (held-out docstrings; "
                f"induction on repeated random strings; weights spread evenly would score {even}); in bold, the "
-               f"head's role. With every head on it copies {percent(everything['unseen'])} of an id's characters "
+               f"head's role. With every head on it gets {percent(everything['unseen'])} of an id's characters right "
                f"and gives a closing quote or bracket p = {everything['close']:.2f} on average; a cost is the share "
                f"of that lost with the head off (below 0: the task gained).")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": f"seed {seed}'s heads, measured"},
@@ -375,6 +375,11 @@ def dissociations():
     """fig-text-apart: each seed's double dissociation, one line each; one line if no seed has one."""
     if not any(measured(seed)["dissociation"] for seed in mha.text.SEEDS):
         copiers = [(seed, name) for seed in mha.text.SEEDS for name in names() if cost(seed, name, "unseen") >= 0.5]
+        least = min(cost(seed, name, "close") for seed, name in copiers) if copiers else 0
+        if copiers and all(list(name) in measured(seed)["previous_token_heads"] for seed, name in copiers) and least >= 0.1:
+            return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: each head whose switch costs copying "
+                                             f"half or more is a previous-character head of layer 0, and costs closing "
+                                             f"{least:.0%} or more."]]
         if all(cost(seed, name, "close") >= 0.1 for seed, name in copiers):
             return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: in each, every head whose switch "
                                              f"costs copying half or more costs closing more than a tenth too."]]

@@ -1,5 +1,6 @@
 """python -m mha.text: the keys issue 27 lists, --off, and bad input as a sentence on stderr with exit code 2."""
 
+import io
 import json
 import subprocess
 import sys
@@ -92,16 +93,23 @@ def test_bad_input_prints_its_sentence_and_exits_2(args, sentence):
     assert (done.returncode, done.stdout, done.stderr.strip()) == (2, "", sentence)
 
 
-def test_the_wheel_carries_every_seed_s_model_and_mha_text_loads_them_from_it(tmp_path):
-    """The page imports mha from build.py's wheel: model-SEED.json must be in it, found by importlib.resources in a
-    zip."""
+def test_the_wheel_and_its_later_archive_carry_every_seed_s_model_and_mha_text_loads_them(tmp_path):
+    """The page unpacks build.py's wheel, then (as section 9 nears) its "later" archive, into one folder and imports mha
+    from it: model-SEED.json must be found there by importlib.resources, and the wheel alone must lack them."""
+    import zipfile
+
     import build
     name, data = build._build_wheel()
-    wheel = tmp_path / name
-    wheel.write_bytes(data)
+    later_name, later = build._later_archive("text-models")
+    for archive in (data, later):
+        with zipfile.ZipFile(io.BytesIO(archive)) as files:
+            files.extractall(tmp_path / "site")
+    with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+        assert not [n for n in wheel.namelist() if n.startswith("mha/text/model-")]
     probe = ("import sys; sys.path.insert(0, sys.argv[1]); import mha.text; m = mha.text.load(); "
              "print(mha.text.__file__.startswith(sys.argv[1]), m.about['parameters'], mha.text.read(m, 'ab').guess, "
              "[mha.text.load(s).about['seed'] for s in mha.text.SEEDS])")
-    out = subprocess.run([sys.executable, "-I", "-c", probe, str(wheel)], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-I", "-c", probe, str(tmp_path / "site")], capture_output=True, text=True,
+                         check=True)
     assert out.stdout.split("\n")[0] == (f"True {MODEL.about['parameters']} "
                                           f"{mha.text.read(MODEL, 'ab').guess} [0, 1, 2]")
