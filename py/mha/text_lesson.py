@@ -206,8 +206,7 @@ def competitors(word, count, kind, draw):
     k + 1 places along SWAP for the k-th) or unrelated ids drawn from `draw` (a random.Random)."""
     if kind == "near":
         end = word[MIN_ID:]
-        return ["".join(word[:MIN_ID] + "".join(SWAP[(SWAP.index(c) + k + 1) % len(SWAP)] for c in end))
-                for k in range(count)]
+        return [word[:MIN_ID] + "".join(SWAP[(SWAP.index(c) + k + 1) % len(SWAP)] for c in end) for k in range(count)]
     return ["".join(draw.choice(SWAP) for _ in word) for _ in range(count)]
 
 

@@ -223,8 +223,8 @@ def on_change(event):
 def on_click(event):
     """A click on a map picks the row under it."""
     picture = event.target.closest("svg.text-map")
-    if picture:
-        row = fig.row_at(event.clientY - picture.getBoundingClientRect().top, len(STATE["text"]))
+    if picture and _now["reading"] is not None:  # the map drawn is the last Reading's: its length sets the rows
+        row = fig.row_at(event.clientY - picture.getBoundingClientRect().top, len(_now["reading"].text))
         if row is not None:
             on_row(row)
 

@@ -286,14 +286,9 @@ def role_text(role):
     return PROBE_NAMES[role] if role else "none"
 
 
-def task_row(seed, name):
-    """The tasks' entry with `name` (a (layer, head)) alone switched off."""
-    return next(row for row in measured(seed)["tasks"] if [tuple(p) for p in row["off"]] == [tuple(name)])
-
-
 def cost(seed, name, task):
-    """What switching `name` off costs `task`: 1 - its score off / its score with every head on."""
-    return 1 - task_row(seed, name)[task] / measured(seed)["tasks"][0][task]
+    """What switching `name` (a (layer, head)) alone off costs `task` in the seed's measurements (mha.text.cost)."""
+    return mha.text.cost(measured(seed)["tasks"], [name], task)
 
 
 def card(seed):
@@ -374,15 +369,14 @@ PREFERRED = ("induction", "previous_token", "word_start", "bracket", "same_chara
 def dissociations():
     """fig-text-apart: each seed's double dissociation, one line each; one line if no seed has one."""
     if not any(measured(seed)["dissociation"] for seed in mha.text.SEEDS):
-        copiers = [(seed, name) for seed in mha.text.SEEDS for name in names() if cost(seed, name, "unseen") >= 0.5]
-        least = min(cost(seed, name, "close") for seed, name in copiers) if copiers else 0
-        if copiers and all(list(name) in measured(seed)["previous_token_heads"] for seed, name in copiers) and least >= 0.1:
+        copiers = [(seed, name) for seed in mha.text.SEEDS for name in names()
+                   if cost(seed, name, "unseen") >= mha.text.HALF]
+        least = min((cost(seed, name, "close") for seed, name in copiers), default=0)
+        previous = all(list(name) in measured(seed)["previous_token_heads"] for seed, name in copiers)
+        if copiers and previous and least >= mha.text.LITTLE:
             return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: each head whose switch costs copying "
                                              f"half or more is a previous-character head of layer 0, and costs closing "
                                              f"{least:.0%} or more."]]
-        if all(cost(seed, name, "close") >= 0.1 for seed, name in copiers):
-            return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: in each, every head whose switch "
-                                             f"costs copying half or more costs closing more than a tenth too."]]
         return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one."]]
     return [["p", {"class": "note"}, DISSOCIATION],
             ["ul", {"class": "note"}, *[["li", {}, apart_sentence(seed)] for seed in mha.text.SEEDS]]]
@@ -452,11 +446,9 @@ def competition_sentence():
     """The rule's numbers, seed by seed: the median p with no chunk between, after the most near-duplicate lines,
     and after as many unrelated ones."""
     found = [measured(seed)["competition"] for seed in mha.text.SEEDS]
-
-    def listed(values):
-        return ", ".join(values[:-1]) + " and " + values[-1]
     last = found[0]["chunks"][-1]
-    return (f"falls from {listed([share_text(c['near'][0]) for c in found])} (seeds 0, 1, 2) to "
+    seeds = ", ".join(str(seed) for seed in mha.text.SEEDS)  # "0, 1, 2": one word fewer than listed()
+    return (f"falls from {listed([share_text(c['near'][0]) for c in found])} (seeds {seeds}) to "
             f"{listed([share_text(c['near'][-1]) for c in found])} after {last} near-duplicate lines, and to "
             f"{listed([share_text(c['unrelated'][-1]) for c in found])} after {last} unrelated ones")
 
@@ -519,7 +511,7 @@ PROSE = {
     "text-params": lambda: f"{model().about['parameters']:,}",
     # CPU time, not wall time: wall time swings with what else the machine runs
     "text-minutes": lambda: f"{minutes(max(model(s).about['training_cpu_seconds'] for s in mha.text.SEEDS))}",
-    "text-seeds": lambda: listed([str(s) for s in mha.text.SEEDS]),
+    "text-seeds": lambda: listed([str(seed) for seed in mha.text.SEEDS]),
     "text-copy-no-previous": lambda: span([without_previous(s) for s in mha.text.SEEDS], percent),
     "text-steps": lambda: f"{model().about['steps']:,}",
     "text-recipe": lambda: recipe(model().about["corpus"]["stages"]),

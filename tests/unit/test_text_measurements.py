@@ -238,6 +238,23 @@ def test_the_dissociation_is_what_its_tasks_say(data):
         assert copy_costs[0] >= 0.5 > 0.1 > copy_costs[1] and close_costs[1] >= 0.5 > 0.1 > close_costs[0]
 
 
+def test_a_cost_is_the_share_lost_and_a_dissociation_needs_half_one_way_and_under_a_tenth_the_other():
+    """Hand-built tasks, every head on: copying 0.8, closing 0.2. Head 0.0 off: 0.2 and 0.19 (costs 0.75, 0.05);
+    0.1 off: 0.78 and 0.05 (0.025, 0.75); 1.0 off: 0.3 and 0.12 (0.625, 0.4: too costly to closing); 1.1 off: 0.8 and
+    0.25 (closing gains: -0.25). So 0.0 and 0.1 are the pair, and without 0.1 there is none."""
+    def row(off, unseen, close):
+        return {"off": off, "unseen": unseen, "close": close}
+    tasks = [row([], 0.8, 0.2), row([[0, 0]], 0.2, 0.19), row([[0, 1]], 0.78, 0.05), row([[1, 0]], 0.3, 0.12),
+             row([[1, 1]], 0.8, 0.25)]
+    assert mha.text.cost(tasks, [(0, 0)], "unseen") == pytest.approx(0.75)
+    assert mha.text.cost(tasks, [[1, 1]], "close") == pytest.approx(-0.25)
+    assert (mha.text.HALF, mha.text.LITTLE) == (0.5, 0.1)  # the page's words: "half or more", "under a tenth"
+    found = mha.text.dissociation(tasks)
+    assert (found["copy_head"], found["close_head"]) == ([0, 0], [0, 1])
+    assert found["copy_costs"] == pytest.approx([0.75, 0.05]) and found["close_costs"] == pytest.approx([0.025, 0.75])
+    assert mha.text.dissociation([t for t in tasks if t["off"] != [[0, 1]]]) is None
+
+
 def test_across_the_seeds_some_role_sits_on_different_heads():
     """Heads are not labelled skills: the same recipe from another seed puts a role somewhere else."""
     holders = {}

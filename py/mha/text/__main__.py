@@ -52,8 +52,8 @@ def table(result):
     nexts = result["next_probability"] + [None]
     for i, (char, guess, p, q) in enumerate(zip(result["text"], result["guess"], result["probability"], nexts)):
         lines.append(f"{i:>3}  {char!r:<5} {guess!r:<6} {p:.3f}" + ("" if q is None else f"  {q:.3f}"))
-    lines.append(f"head  role  (of the probes with {ROLE_MIN} of its row or more, held out, the one most above "
-                 f"even weights, by {ROLE_LIFT}x or more)")
+    lines.append(f"head  role  (of its held-out scores of {ROLE_MIN} or more, the one the most times even weights' "
+                 f"score, if {ROLE_LIFT} or more)")
     lines += [f"{row['layer']}.{row['head']}   {row['role'] or 'none'}" for row in result["roles"]]
     return "\n".join(lines)
 

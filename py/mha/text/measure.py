@@ -187,23 +187,29 @@ def bigram_bits(vocab, counts, text):
     return bits / (len(text) - 1)
 
 
+def cost(tasks, off, task):
+    """What switching the heads `off` costs `task` ("unseen" copying or "close"), from measure()'s tasks: the share
+    of its score with every head on (tasks[0]) lost, 1 - score off / score on; below 0 the task gained."""
+    base = tasks[0][task]
+    row = next(r for r in tasks if [tuple(p) for p in r["off"]] == [tuple(p) for p in off])
+    return 1 - row[task] / base if base else 0.0
+
+
 def dissociation(tasks):
     """A double dissociation among the single heads switched off, or None: {"copy_head", "close_head"}, where
     switching copy_head off costs copy (unseen forms) HALF or more and close under LITTLE, and close_head the
     reverse; the pair with the largest smaller cost of the two if there are several."""
-    base = tasks[0]
-
-    def cost(row, task):
-        return 1 - row[task] / base[task] if base[task] else 0.0
+    def cost_of(row, task):
+        return cost(tasks, row["off"], task)
     singles = [row for row in tasks[1:] if len(row["off"]) == 1]
-    copy_heads = [r for r in singles if cost(r, "unseen") >= HALF and cost(r, "close") < LITTLE]
-    close_heads = [r for r in singles if cost(r, "close") >= HALF and cost(r, "unseen") < LITTLE]
+    copy_heads = [r for r in singles if cost_of(r, "unseen") >= HALF and cost_of(r, "close") < LITTLE]
+    close_heads = [r for r in singles if cost_of(r, "close") >= HALF and cost_of(r, "unseen") < LITTLE]
     if not (copy_heads and close_heads):
         return None
-    a = max(copy_heads, key=lambda r: cost(r, "unseen"))
-    b = max(close_heads, key=lambda r: cost(r, "close"))
+    a = max(copy_heads, key=lambda r: cost_of(r, "unseen"))
+    b = max(close_heads, key=lambda r: cost_of(r, "close"))
     return {"copy_head": a["off"][0], "close_head": b["off"][0],
-            "copy_costs": [cost(a, "unseen"), cost(a, "close")], "close_costs": [cost(b, "unseen"), cost(b, "close")]}
+            "copy_costs": [cost_of(a, "unseen"), cost_of(a, "close")], "close_costs": [cost_of(b, "unseen"), cost_of(b, "close")]}
 
 
 def measure(model, reader=None):
