@@ -23,7 +23,9 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 
 BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
-_now = {"reading": None, "state": None, "job": None, "generation": 0}  # the Reading drawn, its state, the run
+# The Reading drawn, its state, its maps' runs (fig.map_runs: a typed character computes only its rows), the key of
+# the chosen row's readable cell (None: the diagonal), the run under way.
+_now = {"reading": None, "state": None, "runs": None, "key": None, "job": None, "generation": 0}
 
 
 def element(element_id):
@@ -45,7 +47,7 @@ def draw_reading(parts=("reads", "maps")):
         draw("fig-text-reads", fig.reads(reading))
     if "maps" not in parts:
         return
-    draw("fig-text-maps", fig.maps(reading, STATE))
+    draw("fig-text-maps", fig.maps(reading, STATE, _now["key"], _now["runs"]))
     slider = element("text-position")
     slider.max = len(reading.text) - 1
     slider.value = fig.chosen(STATE)
@@ -99,11 +101,12 @@ async def recompute(generation, whole):
         await asyncio.sleep(0)  # the drawing in a task of its own, not after a step's BUDGET
         if generation != _now["generation"]:
             return
-        _now.update(reading=reading, state=state)
+        _now.update(reading=reading, state=state, runs=None)
         draw_reading(("reads",))
         await asyncio.sleep(0)  # the maps in a task of their own too: each drawing is one short task
         if generation != _now["generation"]:
             return
+        _now["runs"] = fig.map_runs(reading)
         draw_reading(("maps",))
     await run_experiments(state, generation)
 
@@ -177,7 +180,7 @@ def on_text(target):
     STATE.update(new)
     if more is not None and len(more) == 1:  # typed at the end: the KV cache, one new row per head
         reading = mha.text.extend(fig.model(STATE["seed"]), _now["reading"], more, sorted(STATE["off"]))
-        _now.update(reading=reading, state=dict(STATE))
+        _now.update(reading=reading, state=dict(STATE), runs=fig.map_runs(reading, _now["runs"]), key=None)
         draw_reading()
         start(whole=False)
     else:
@@ -197,11 +200,13 @@ def on_seed(target):
     start(whole=True)
 
 
-def on_row(row):
+def on_row(row, key=None):
+    """Outline row and read its cell at key (None: the diagonal's)."""
     if _now["reading"] is None or not 0 <= row < len(_now["reading"].text):
         return
     STATE.update(fig.with_chosen(STATE, row))
     _now["state"] = {**_now["state"], "chosen": STATE["chosen"]}
+    _now["key"] = key
     draw_reading()
 
 
@@ -220,33 +225,58 @@ def on_change(event):
         on_seed(event.target)
 
 
+def under(event, picture):
+    """(row, key) of the drawn cell under the pointer on a map, or None; the map drawn is the last Reading's."""
+    box = picture.getBoundingClientRect()
+    return fig.cell_at(event.clientX - box.left, event.clientY - box.top, len(_now["reading"].text))
+
+
 def on_click(event):
-    """A click on a map picks the row under it."""
+    """A click on a map picks the row under it, and its cell there."""
     picture = event.target.closest("svg.text-map")
-    if picture and _now["reading"] is not None:  # the map drawn is the last Reading's: its length sets the rows
+    if picture and _now["reading"] is not None:
         row = fig.row_at(event.clientY - picture.getBoundingClientRect().top, len(_now["reading"].text))
         if row is not None:
-            on_row(row)
+            cell = under(event, picture)
+            on_row(row, cell[1] if cell else None)
+
+
+def readout(sentence):
+    out = browser.document.querySelector("#fig-text-maps .train-readout")
+    if out.textContent != sentence:
+        out.textContent = sentence
+
+
+def on_pointermove(event):
+    """Pointing at a cell of a map's outlined row names its weight in the readout."""
+    picture = event.target.closest("svg.text-map")
+    if not picture or _now["reading"] is None:
+        return
+    cell = under(event, picture)
+    if cell and cell[0] == fig.chosen(STATE):
+        pictures = list(browser.document.querySelectorAll("svg.text-map"))
+        readout(fig.readout(_now["reading"], STATE, fig.names()[pictures.index(picture)], *cell))
+
+
+STEPS = {"ArrowUp": (-1, 0), "ArrowDown": (1, 0), "ArrowLeft": (0, -1), "ArrowRight": (0, 1)}
 
 
 def on_keydown(event):
-    """Up and down on a readable cell move the readable row (boot.js moves left and right within it)."""
+    """The arrow keys on a map's readable cell move it: up and down to another row (the slider's too), left and
+    right along the row; the same cell of every map follows, and the focus stays on this map's."""
     cell = event.target.closest("svg.text-map rect[data-q]")
-    step = {"ArrowUp": -1, "ArrowDown": 1}.get(event.key)
+    step = STEPS.get(event.key)
     if not cell or step is None or event.altKey or event.ctrlKey or event.metaKey or event.shiftKey:
         return
-    row, key = int(cell.getAttribute("data-q")) + step, int(cell.getAttribute("data-k"))
-    if _now["reading"] is None or not 0 <= row < len(_now["reading"].text):
+    row, key = int(cell.getAttribute("data-q")) + step[0], int(cell.getAttribute("data-k")) + step[1]
+    if _now["reading"] is None or not 0 <= row < len(_now["reading"].text) or (step[1] and not 0 <= key < row + 1):
         return
     event.preventDefault()
     index = list(browser.document.querySelectorAll("svg.text-map")).index(cell.ownerSVGElement)
-    on_row(row)
-    again = browser.document.querySelectorAll("svg.text-map")[index].querySelector(
-        f'rect[data-q="{row}"][data-k="{min(key, row)}"]')
-    if again:
-        again.focus()
-        readout = browser.document.querySelector("#fig-text-maps .train-readout")
-        readout.textContent = again.querySelector("title").textContent
+    on_row(row, min(key, row))
+    again = browser.document.querySelectorAll("svg.text-map")[index].querySelector("rect[data-q]")
+    again.focus()
+    readout(again.querySelector("title").textContent)
 
 
 # --- start -------------------------------------------------------------------------------------------
@@ -265,7 +295,8 @@ async def woken():
         say("text-status", f"The models could not be loaded ({error}); reload the page to try again.")
         return
     section = element("text")
-    for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click), ("keydown", on_keydown)):
+    for kind, handler in (("input", on_input), ("change", on_change), ("click", on_click), ("keydown", on_keydown),
+                          ("pointermove", on_pointermove)):
         section.addEventListener(kind, browser.create_proxy(handler))
     for control in section.querySelectorAll("input[data-text-head], input[data-text-seed], #text-position"):
         control.disabled = False

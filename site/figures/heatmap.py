@@ -16,58 +16,94 @@ MARGIN = 14  # px on the left and the top for the axis letters
 BUCKETS = [f"w{k}" for k in range(10)] + ["w9"]  # dom.weight_class's names by int(10 * weight): 1.0 -> w9 too
 
 
-def bucket_paths(rows, cell=CELL, skip=(), margin=MARGIN):
-    """One <path class=wK> per weight bucket (dom.weight_class); a run of cells of one row in one bucket is one
-    rectangle, so a map is at most ten elements however many cells it has. Nothing above the diagonal, nothing
-    of the rows in skip (heat_map draws those as readable cells). Runs on every keystroke of section 9, so each
-    cell's bucket is one list look-up (softmax weights lie in [0, 1])."""
-    runs = {name: [] for name in BUCKETS}
-    for i, weights in enumerate(rows):
-        if i in skip:
-            continue
-        y, start = margin + i * cell, 0
-        names = [BUCKETS[int(w * 10)] for w in weights[:i + 1]]
-        names.append(None)
-        for j in range(1, i + 2):
-            if names[j] != names[start]:
-                wide = (j - start) * cell
-                runs[names[start]].append(f"M{margin + start * cell} {y}h{wide}v{cell}h-{wide}z")
-                start = j
-    return [["path", {"class": name, "d": "".join(parts)}] for name, parts in runs.items() if parts]
+def row_runs(weights, i):
+    """Row i's runs of cells in one bucket, w0 left out (a map's ground is w0), each a rectangle in cell units:
+    [(bucket, "Mj ihWv1h-Wz"), ...], keys 0..i only (nothing above the diagonal). Each cell's bucket is one list
+    look-up (softmax weights lie in [0, 1]). A row never changes once its query is read (the mask is causal), so
+    a caller that keeps a map's runs computes only a new row's (figures/text.py's map_runs, on every character
+    typed in section 9)."""
+    names = [BUCKETS[int(w * 10)] for w in weights[:i + 1]]
+    names.append(None)
+    runs, start = [], 0
+    for j in range(1, i + 2):
+        if names[j] != names[start]:
+            if names[start] != "w0":
+                runs.append((names[start], f"M{start} {i}h{j - start}v1h-{j - start}z"))
+            start = j
+    return runs
+
+
+def staircase(n, cell=1, margin=0):
+    """A path's d around the cells under an n x n map's diagonal, from its top left corner (the causal mask's edge)."""
+    return f"M{margin} {margin}{f'h{cell}v{cell}' * n}H{margin}z"
+
+
+def bucket_paths(rows, cell=CELL, skip=(), margin=MARGIN, runs=None):
+    """<g> of the map's cells, drawn in cell units and scaled to cell px: the ground, one w0 <path> of every cell
+    under the diagonal, then one <path class=wK> per other bucket (dom.weight_class), a run of cells of one row in
+    one bucket one rectangle, so a map is at most ten paths however many cells it has. Nothing above the diagonal;
+    nothing of the rows in skip but the ground (heat_map draws those as readable cells). runs: each row's row_runs,
+    if the caller kept them."""
+    runs = runs if runs is not None else [row_runs(weights, i) for i, weights in enumerate(rows)]
+    parts = {name: [] for name in BUCKETS[1:10]}
+    for i, row in enumerate(runs):
+        if i not in skip:
+            for name, d in row:
+                parts[name].append(d)
+    return ["g", {"class": "cells", "transform": f"translate({margin} {margin}) scale({cell})"},
+            ["path", {"class": "w0", "d": staircase(len(runs))}],
+            *[["path", {"class": name, "d": "".join(d)}] for name, d in parts.items() if d]]
 
 
 def edge(n, cell=CELL, margin=MARGIN):
-    """<polyline class=edge>: the staircase around the n x n map's drawn cells (the causal mask's boundary), closed."""
-    steps = [f"{margin + (i + 1) * cell},{margin + i * cell} {margin + (i + 1) * cell},{margin + (i + 1) * cell}"
-             for i in range(n)]
-    corner = f"{margin},{margin}"
-    return ["polyline", {"class": "edge", "points": " ".join([corner, *steps, f"{margin},{margin + n * cell}", corner])}]
+    """<path class=edge>: the staircase around the n x n map's drawn cells, in px (its line 0.5 px at any cell)."""
+    return ["path", {"class": "edge", "d": staircase(n, cell, margin)}]
+
+
+def readable_cell(rows, i, j, cell, margin, describe, tab):
+    """<rect class="wK cell" data-q=i data-k=j role=img> over cell (i, j), describe(i, j) in its <title>; tab: the
+    map's one tab stop (tabindex 0, else -1)."""
+    return ["rect", {"class": f"{weight_class(rows[i][j])} cell", "x": margin + j * cell, "y": margin + i * cell,
+                     "width": cell, "height": cell, "data-q": i, "data-k": j, "role": "img", "tabindex": 0 if tab else -1},
+            ["title", {}, describe(i, j)]]
+
+
+def axis_letters(row_labels, column_labels, cell, margin):
+    """The two <text>s of a map's axes: column_labels along the top, row_labels down the left, one a cell."""
+    n = len(row_labels)
+    centres = " ".join(str(margin + j * cell + cell // 2) for j in range(n))
+    baselines = " ".join(str(margin + i * cell + (cell + 8) // 2) for i in range(n))  # an 11 px letter's middle
+    return [["text", {"x": centres, "y": margin - 3, "class": "axis", "aria-hidden": "true"}, "".join(column_labels)],
+            ["text", {"x": " ".join([str(margin // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
+             "".join(row_labels)]]
 
 
 def heat_map(rows, row_labels, column_labels, label, *, cell=CELL, margin=MARGIN, readable=(), describe=None, tab=None,
-             extra=()):
+             cursor=None, runs=None, extra=()):
     """<svg> of one head's causal weights at 1:1, cell px a cell: bucket_paths, its edge, and the letters of
     row_labels down the left and column_labels along the top (one character each: the query's, the key's).
 
     readable: rows whose cells are readable, each drawn as its own <rect class="wK cell" data-q data-k> (not in a
-    path) with describe(i, j) in its <title> (boot.js and app/text.py write it into a readout on hover and
-    focus; arrow keys move between cells). tab: the (i, j) of the map's one tab stop (default: the first
-    readable cell). An <svg role=img> named label; role=group, named label, when it has readable cells.
-    extra: more classes for the <svg> ("text-map", "off"). cell under CELL: no letters (they would not fit), and margin
-    may then be smaller than MARGIN."""
+    path) with describe(i, j) in its <title> (boot.js writes it into a readout on hover and focus; arrow keys move
+    between cells). tab: the (i, j) of the map's one tab stop (default: the first readable cell).
+    cursor: (i, j) instead of readable rows, for a map too big for a <rect> a cell (section 9's, up to 128 x 128):
+    row i outlined (<rect class=row-outline>) and one readable cell, (i, j), the map's tab stop (app/text.py moves
+    it with the arrow keys and names the cell under the pointer). runs: bucket_paths's, if the caller kept them.
+    An <svg role=img> named label; role=group, named label, when it has a readable cell. extra: more classes for
+    the <svg> ("text-map", "off"). cell under CELL: no letters (they would not fit); margin may be under MARGIN."""
     n = len(rows)
     size = margin + n * cell
-    wanted = [(i, j) for i in readable for j in range(i + 1)]
-    tab = tab if tab is not None else (wanted[0] if wanted else None)
-    cells = [["rect", {"class": f"{weight_class(rows[i][j])} cell", "x": margin + j * cell, "y": margin + i * cell, "width": cell,
-                       "height": cell, "data-q": i, "data-k": j, "role": "img", "tabindex": 0 if (i, j) == tab else -1},
-              ["title", {}, describe(i, j)]] for i, j in wanted]
-    centres = " ".join(str(margin + j * cell + cell // 2) for j in range(n))
-    baselines = " ".join(str(margin + i * cell + (cell + 8) // 2) for i in range(n))  # an 11 px letter's middle
-    axis = [["text", {"x": centres, "y": margin - 3, "class": "axis", "aria-hidden": "true"}, "".join(column_labels)],
-            ["text", {"x": " ".join([str(margin // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
-             "".join(row_labels)]] if cell >= CELL else []
+    if cursor is not None:
+        i, j = cursor
+        cells = [["rect", {"class": "row-outline", "x": margin, "y": margin + i * cell, "width": (i + 1) * cell,
+                           "height": cell}],
+                 readable_cell(rows, i, j, cell, margin, describe, True)]
+    else:
+        wanted = [(i, j) for i in readable for j in range(i + 1)]
+        tab = tab if tab is not None else (wanted[0] if wanted else None)
+        cells = [readable_cell(rows, i, j, cell, margin, describe, (i, j) == tab) for i, j in wanted]
+    axis = axis_letters(row_labels, column_labels, cell, margin) if cell >= CELL else []
     return ["svg", {"viewBox": f"0 0 {size} {size}", "width": size, "height": size,
                     "class": " ".join(["train-map", *[name for name in extra if name]]),
                     "role": "group" if cells else "img", "aria-label": label},
-            *bucket_paths(rows, cell, set(readable), margin), edge(n, cell, margin), *cells, *axis]
+            bucket_paths(rows, cell, set(readable), margin, runs), edge(n, cell, margin), *cells, *axis]

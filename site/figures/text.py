@@ -11,7 +11,8 @@ This module arranges them; app/text.py reads the field, calls these and draws.
   (outlined where the text's next character matches it).
 - fig-text-seeds: one radio button per shipped seed. fig-text-switches: one checkbox per head.
 - fig-text-maps: each head's weights (characters on both axes while the text is short enough for 10 px cells),
-  the chosen row's cells readable (hover, or focus and the arrow keys: boot.js writes them into the readout).
+  the chosen row outlined and its cells readable (hover, or focus and the arrow keys: app/text.py writes them into
+  the readout).
 - fig-text-near: the near-duplicate experiment's sentences. fig-text-card: the chosen seed's heads, measured.
 - fig-text-roles: which head holds which role in each seed; fig-text-apart: each seed's double dissociation.
 - fig-text-competition (section 10): the id's probability as near-duplicates crowd in, from the measurements.
@@ -23,7 +24,7 @@ import math
 
 import mha.text
 import mha.text_lesson as lesson
-from figures.heatmap import CELL, MARGIN, heat_map  # a map's cell and margin in CSS px (row_at reads them)
+from figures.heatmap import CELL, MARGIN, heat_map, row_runs  # a map's cell and margin in CSS px (row_at reads them)
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
 from page.dom import apart, classes, share_text
@@ -137,18 +138,31 @@ def geometry(n):
     return (CELL, MARGIN) if n * CELL <= MAP_SIDE else (max(SMALLEST, MAP_SIDE // n), 2)
 
 
-def head_map(rows, text, label, row, off):
+def describe(label, off, text, rows, i, j):
+    """The readout's sentence for cell (i, j) of a head's map: its query, its key and its weight to 4 decimals."""
+    return f"{label}{' (off)' if off else ''}: query {i} {text[i]!r} on key {j} {text[j]!r}: {rows[i][j]:.4f}"
+
+
+def readout(reading, state, name, i, j):
+    """describe's sentence for cell (i, j) of head name's map of the Reading, as the state switches it."""
+    return describe(head_label(*name), name in state["off"], reading.text, reading.weights[name[0]][name[1]], i, j)
+
+
+def head_map(rows, text, label, row, off, key=None, runs=None):
     """<svg> of one head's weights on the text (heatmap.heat_map): row i the query at i, column j the key at j,
-    the chosen row's cells readable (each a focusable <rect> naming its weight); a click's height picks the row
-    (app/text.py). The axes carry the text's characters while its cells are CELL px (geometry); a longer text's
-    cells are smaller and its characters are in fig-text-reads."""
+    the chosen row outlined and one of its cells readable (key, else the diagonal's): a focusable <rect> naming its
+    weight, moved by the arrow keys (app/text.py); a click's height picks the row. Its data-weights: the chosen row's
+    weights as the readout prints them. The axes carry the text's characters while its cells are CELL px
+    (geometry); a longer text's cells are smaller and its characters are in fig-text-reads. runs: map_runs's."""
     letters = [shown(c) for c in text]
-    said = f"{label}{' (off)' if off else ''}"
     cell, margin = geometry(len(text))
-    return heat_map(rows, letters, letters, f"{label}{', switched off' if off else ''}: its weights on your text, "
-                                            f"row {row} readable",
-                    cell=cell, margin=margin, readable=(row,), tab=(row, row), extra=("text-map", "off" if off else ""),
-                    describe=lambda i, j: f"{said}: query {i} {text[i]!r} on key {j} {text[j]!r}: {rows[i][j]:.4f}")
+    svg = heat_map(rows, letters, letters, f"{label}{', switched off' if off else ''}: its weights on your text, "
+                                           f"row {row} outlined",
+                   cell=cell, margin=margin, cursor=(row, row if key is None else min(key, row)), runs=runs,
+                   extra=("text-map", "off" if off else ""),
+                   describe=lambda i, j: describe(label, off, text, rows, i, j))
+    svg[1]["data-weights"] = " ".join(f"{w:.4f}" for w in rows[row][:row + 1])
+    return svg
 
 
 def row_at(y, n):
@@ -158,10 +172,30 @@ def row_at(y, n):
     return None if y < margin else int((y - margin) // cell)
 
 
-def maps(reading, state):
-    """fig-text-maps: one captioned map per head (an off head drawn faded, its caption says so), and the readout."""
+def cell_at(x, y, n):
+    """(row, key) of the drawn cell under the point (x, y) px from a map's top left corner, or None (the margin,
+    above the diagonal, beyond the map)."""
+    cell, margin = geometry(n)
+    if x < margin or y < margin:
+        return None
+    i, j = int((y - margin) // cell), int((x - margin) // cell)
+    return (i, j) if j <= i < n else None
+
+
+def map_runs(reading, before=None):
+    """{(layer, head): each row's heatmap.row_runs} of the Reading's maps. before: the runs of a Reading this one
+    extends (mha.text.extend: its rows are unchanged), so only the new rows are computed."""
+    return {name: [*(before[name] if before else ()),
+                   *(row_runs(rows[i], i) for i in range(len(before[name]) if before else 0, len(rows)))]
+            for name in names() for rows in [reading.weights[name[0]][name[1]]]}
+
+
+def maps(reading, state, key=None, runs=None):
+    """fig-text-maps: one captioned map per head (an off head drawn faded, its caption says so), and the readout.
+    key: the key of the chosen row's readable cell (None: the diagonal); runs: map_runs(reading), if kept."""
     row = chosen(state)
     text = reading.text
+    runs = runs or map_runs(reading)
     figures = []
     for layer, head in names():
         rows = reading.weights[layer][head]
@@ -169,14 +203,14 @@ def maps(reading, state):
         label = head_label(layer, head)
         top = lesson.top_key(rows, row)
         figures.append(["figure", classes("train-head", "text-head", "off" if off else ""),
-                        head_map(rows, text, label, row, off),
+                        head_map(rows, text, label, row, off, key, runs[layer, head]),
                         ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} (",
                          ["kbd", {}, shown(text[row])], ") puts most on ", ["kbd", {}, shown(text[top])],
                          f" at {top}, {share_text(rows[row][top])}."]])
     top = reading.distribution(row, 3)
     return [["div", {"class": "train-heads text-heads"}, *figures],
             ["p", {"class": "note train-readout", "aria-live": "polite"},
-             "Point at a cell of the outlined row, or tab to it and use the arrow keys, for its exact weight; "
+             "Point at a cell of the outlined row, or tab to a map and use the arrow keys, for its exact weight; "
              "click a row, or use the slider, to outline another."],
             ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],

@@ -68,13 +68,13 @@ def assert_page_equals_cli(page, text, off=(), seed=0):
     for title, p in zip(titles, expected["probability"], strict=True):
         assert f"p = {p:.4f}" in title
     row = int(page.locator("#text-position").input_value())
-    for i, head in enumerate(expected["heads"]):
-        cells = page.locator("svg.text-map").nth(i).locator("rect[data-q]")
-        weights = head["weights"][row]
-        expect(cells).to_have_count(len(weights))
-        said = cells.evaluate_all("cells => cells.map((cell) => cell.querySelector('title').textContent)")
-        for title, weight in zip(said, weights, strict=True):
-            assert title.endswith(f": {weight:.4f}")
+    maps = page.locator("svg.text-map")
+    said = maps.evaluate_all("maps => maps.map((map) => [map.dataset.weights, map.querySelector('rect[data-q]')"
+                             ".querySelector('title').textContent, map.querySelector('rect[data-q]').dataset.k])")
+    assert len(said) == len(expected["heads"])
+    for (weights, title, key), head in zip(said, expected["heads"]):
+        assert weights.split() == [f"{w:.4f}" for w in head["weights"][row]]  # the outlined row, as the readout prints
+        assert title.endswith(f": {head['weights'][row][int(key)]:.4f}")
 
 
 def experiment_numbers(text, off=()):
@@ -205,6 +205,22 @@ def test_the_keyboard_reaches_the_field_switches_slider_and_cells(reader):
     expect(reader.locator(":focus")).to_have_attribute("data-q", str(len(DEFAULT) - 2))
     assert reader.locator("#text-position").input_value() == str(len(DEFAULT) - 2)
     expect(readout).to_have_text(reader.locator(":focus").locator("title").text_content())
+    reader.keyboard.press("ArrowRight")  # the row's last cell: nowhere further right
+    expect(reader.locator(":focus")).to_have_attribute("data-k", str(len(DEFAULT) - 2))
+    keys = reader.locator("svg.text-map rect[data-q]").evaluate_all("cells => cells.map((c) => c.dataset.k)")
+    assert keys == [str(len(DEFAULT) - 2)] * 8  # every map's readable cell follows
+
+
+def test_pointing_at_a_cell_of_the_outlined_row_names_its_weight(reader):
+    """The default's 91 characters: 3 px cells under a 2 px margin, so the outlined row 17's cell at key 4 spans
+    x = 14..16, y = 53..55 from the map's corner."""
+    reader.locator("#text-position").fill("17")
+    picture = reader.locator("svg.text-map").nth(2)
+    box = picture.bounding_box()
+    reader.mouse.move(box["x"] + 15, box["y"] + 54)
+    weight = cli(DEFAULT)["heads"][2]["weights"][17][4]
+    expect(reader.locator("#fig-text-maps .train-readout")).to_have_text(
+        f"layer 0 head 2: query 17 {DEFAULT[17]!r} on key 4 {DEFAULT[4]!r}: {weight:.4f}")
 
 
 # --- the seeds -------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import mha.text_lesson as lesson
 from figures import text as fig
 from page import dom
 from printed import pair, two
-from trees import class_list, find, nodes, text
+from trees import class_list, find, map_cells, nodes, text
 
 MODEL = mha.text.load()
 DEFAULT = lesson.DEFAULT_PROMPT
@@ -191,22 +191,49 @@ def test_what_the_model_reads_shows_each_character_and_its_guess_outlined_where_
         assert f"p = {max(row):.4f}" in td[1]["title"]
 
 
-def test_each_map_names_the_chosen_rows_exact_weights_and_draws_an_off_head_as_off():
+def test_each_map_outlines_the_chosen_row_names_its_weights_and_draws_an_off_head_as_off():
+    """Row 17 outlined in every map, its cell (17, key) the one readable <rect>, its title the weight to 4 decimals;
+    the map's data-weights the row's 18 weights as printed; an off head's figure and caption say it is off."""
     state = fig.with_chosen(fig.with_switch(fig.default_state(), (0, 1), True), 17)
     reading = mha.text.read(MODEL, DEFAULT, [(0, 1)])
-    tree = fig.maps(fig.read(state), state)
-    figures = find(tree, "figure")
-    assert len(figures) == MODEL.layers * MODEL.heads == 8
-    for figure, (layer, head) in zip(figures, MODEL.names):
-        cells = [n for n in nodes(figure) if n[0] == "rect" and "data-q" in n[1]]
-        row = reading.weights[layer][head][17]
-        assert [c[1]["data-k"] for c in cells] == list(range(18)) and all(c[1]["data-q"] == 17 for c in cells)
-        for cell, weight in zip(cells, row):
-            assert text(cell).endswith(f": {weight:.4f}")
-        off = (layer, head) == (0, 1)
-        assert ("off" in class_list(figure)) == off
-        assert ("(off, adds nothing)" in text(find(figure, "figcaption")[0])) == off
-    assert sum(1 for n in nodes(tree) if n[0] == "rect" and n[1].get("tabindex") == 0) == len(figures)
+    for key, want in ((None, 17), (4, 4), (30, 17)):  # None: the diagonal; a key past the row: the row's last
+        tree = fig.maps(fig.read(state), state, key)
+        figures = find(tree, "figure")
+        assert len(figures) == MODEL.layers * MODEL.heads == 8
+        for figure, (layer, head) in zip(figures, MODEL.names):
+            row = reading.weights[layer][head][17]
+            (svg,) = find(figure, "svg")
+            (cell,) = [n for n in nodes(figure) if n[0] == "rect" and "data-q" in n[1]]
+            (outline,) = find(figure, "rect", **{"class": "row-outline"})
+            assert (cell[1]["data-q"], cell[1]["data-k"], cell[1]["tabindex"]) == (17, want, 0)
+            assert text(cell).endswith(f"on key {want} {DEFAULT[want]!r}: {row[want]:.4f}")
+            assert (outline[1]["y"], outline[1]["width"]) == (2 + 17 * 3, 18 * 3)  # the default: 3 px cells, 2 px margin
+            assert svg[1]["data-weights"].split() == [f"{w:.4f}" for w in row[:18]]
+            off = (layer, head) == (0, 1)
+            assert ("off" in class_list(figure)) == off
+            assert ("(off, adds nothing)" in text(find(figure, "figcaption")[0])) == off
+
+
+def test_a_typed_character_s_runs_extend_the_last_ones_and_draw_the_same_maps():
+    """map_runs(reading, before) computes only the new row's runs, and the maps drawn from them are the maps drawn
+    from scratch."""
+    before = mha.text.read(MODEL, DEFAULT[:-1])
+    after = mha.text.extend(MODEL, before, DEFAULT[-1])
+    kept = fig.map_runs(after, fig.map_runs(before))
+    assert kept == fig.map_runs(after)
+    state = fig.with_text(fig.default_state(), DEFAULT)
+    assert fig.maps(after, state, None, kept) == fig.maps(after, state)
+
+
+def test_the_readout_names_the_cell_under_the_pointer():
+    """cell_at reads a point back to its cell (None off the drawn triangle); readout says that cell's weight."""
+    assert [fig.cell_at(x, y, 91) for x, y in ((1, 50), (3, 3), (6, 3), (2 + 3 * 4 + 1, 2 + 3 * 17 + 2))] == [
+        None, (0, 0), None, (17, 4)]
+    state = fig.with_switch(fig.default_state(), (1, 2), True)
+    reading = fig.read(state)
+    assert fig.readout(reading, state, (1, 2), 17, 4) == (
+        f"layer 1 head 2 (off): query 17 {DEFAULT[17]!r} on key 4 {DEFAULT[4]!r}: "
+        f"{reading.weights[1][2][17][4]:.4f}")
 
 
 def test_a_short_text_s_map_has_10_px_cells_and_letters_and_a_long_one_small_cells_and_none():
@@ -227,26 +254,11 @@ def test_a_click_picks_the_row_under_it():
 
 @pytest.mark.parametrize("typed", ["abc abc xyz", DEFAULT], ids=["short", "the default"])
 def test_the_map_draws_each_cell_once_in_its_weights_bucket(typed):
-    """Every cell j <= i of every row lies in exactly one rectangle of its weight's bucket (a path's run, or the
-    chosen row's own <rect>); none above the diagonal."""
+    """Every cell j <= i of every row is drawn in its weight's bucket (the ground, a path's run, or the chosen
+    cell's own <rect>), none twice, none above the diagonal (trees.map_cells checks both)."""
     rows = fig.read(fig.with_text(fig.default_state(), typed)).weights[1][1]
     svg = fig.head_map(rows, typed, "layer 1 head 1", 5, False)
-    cell, margin = (10, 14) if len(typed) <= 34 else (3, 2)
-    covered = {}
-    for path in (n for n in nodes(svg) if n[0] == "path"):
-        bucket = int(path[1]["class"][1:])
-        for part in path[1]["d"].split("M")[1:]:
-            x, rest = part.split(" ", 1)
-            y, width = rest.split("h")[0], rest.split("h")[1].split("v")[0]
-            i = (int(y) - margin) // cell
-            for j in range((int(x) - margin) // cell, (int(x) - margin + int(width)) // cell):
-                assert (i, j) not in covered
-                covered[i, j] = bucket
-    for rect in (n for n in nodes(svg) if n[0] == "rect"):  # the chosen row: a readable <rect> a cell
-        i, j = rect[1]["data-q"], rect[1]["data-k"]
-        assert (i, j) not in covered and (rect[1]["x"], rect[1]["y"]) == (margin + j * cell, margin + i * cell)
-        covered[i, j] = int(rect[1]["class"].split()[0][1:])
-    assert covered == {(i, j): min(9, int(rows[i][j] * 10)) for i in range(len(typed)) for j in range(i + 1)}
+    assert map_cells(svg) == {(i, j): f"w{min(9, int(rows[i][j] * 10))}" for i in range(len(typed)) for j in range(i + 1)}
 
 
 def test_the_switches_are_one_checkbox_per_head_checked_when_off_and_the_seeds_one_radio_each():

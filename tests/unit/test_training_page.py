@@ -20,7 +20,7 @@ from page import dom
 from training import state as st
 from training import worker
 from prose_count import prose_words, section_html
-from trees import nodes, text
+from trees import map_cells, nodes, text
 
 # figures.prose() and run_data() read section 8's training run, which build.py trains and caches:
 # these tests wait for the session's build (conftest.py) instead of training it a second time beside it.
@@ -45,20 +45,6 @@ BAD_SEQUENCES = [  # (typed, words of the sentence)
 ]
 BAD_SEEDS = [("", "is not a whole number"), ("x", "is not a whole number"), ("-1", "between 0 and 999,999"),
              ("1000000", "between 0 and 999,999"), ("1.5", "is not a whole number")]
-
-
-def cells_of(svg):
-    """{(row, column): bucket class} from a heatmap's paths, read back from their runs (M x y h width ...); the cell
-    size is the <svg>'s side less the 14 px margin, over the number of rows of letters on its left axis."""
-    side = svg[1]["width"]
-    n = len(text([t for t in nodes(svg) if t[0] == "text"][1]))
-    cell = (side - 14) // n
-    cells = {}
-    for path in (n for n in nodes(svg) if n[0] == "path"):
-        for x, y, wide in re.findall(r"M(\d+) (\d+)h(\d+)", path[1]["d"]):
-            for k in range(int(wide) // cell):
-                cells[(int(y) - 14) // cell, (int(x) - 14) // cell + k] = path[1]["class"]
-    return cells
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +136,7 @@ def test_a_heatmap_has_one_cell_per_unmasked_weight_in_its_bucket():
     svg = fig.heatmap(weights, [0, 1, 2], "a hand-built head")
     dom.check(svg)
     assert (svg[1]["width"], svg[1]["height"], svg[1]["viewBox"]) == (158, 158, "0 0 158 158")
-    assert cells_of(svg) == {(0, 0): "w9", (1, 0): "w2", (1, 1): "w7", (2, 0): "w0", (2, 1): "w5", (2, 2): "w4"}
+    assert map_cells(svg) == {(0, 0): "w9", (1, 0): "w2", (1, 1): "w7", (2, 0): "w0", (2, 1): "w5", (2, 2): "w4"}
     top, left = [t for t in nodes(svg) if t[0] == "text"]  # one letter per x (top) or per y (left)
     assert text(top) == text(left) == "ABC"
     assert top[1]["x"] == "38 86 134" and left[1]["y"] == "42 90 138"  # centres 14 + 48 j + 24; 14 + 48 i + 28
@@ -196,7 +182,7 @@ def test_the_frames_draw_each_heads_pattern_on_the_sample_from_the_checkpoints_p
     heads = [weights[layer][head] for layer, head in fig.head_names(c["params"])]
     assert len(maps) == len(heads)
     for svg, rows in zip(maps, heads):
-        assert cells_of(svg) == {(i, j): dom.weight_class(rows[i][j]) for i in range(12) for j in range(i + 1)}
+        assert map_cells(svg) == {(i, j): dom.weight_class(rows[i][j]) for i in range(12) for j in range(i + 1)}
 
 
 def test_the_slider_is_labelled_and_names_its_step(run):
