@@ -284,11 +284,11 @@ def trial_steps(model, prompt, continuations, off=()):
     return Trial(prompt, probabilities, copied)
 
 
-def right_guesses(reading):
-    """[guess i == the text's character i + 1, for each position i]: the last position has no next character
-    in the text, so it is never right. len = len(reading.text)."""
+def right_guesses(reading, start=0):
+    """[guess i == the text's character i + 1, for each position i from start on]: the last position has no next
+    character in the text, so it is never right. len = len(reading.text) - start."""
     text = reading.text
-    return [i + 1 < len(text) and guess == text[i + 1] for i, guess in enumerate(reading.guess)]
+    return [i + 1 < len(text) and reading.guess_at(i)[0] == text[i + 1] for i in range(start, len(text))]
 
 
 def top_key(weights, row):

@@ -23,9 +23,9 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 
 BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
-# The Reading drawn, its state, its maps' runs (fig.map_runs: a typed character computes only its rows), the key of
-# the chosen row's readable cell (None: the diagonal), the run under way.
-_now = {"reading": None, "state": None, "runs": None, "key": None, "job": None, "generation": 0}
+# The Reading drawn, its state, its maps' runs and its guesses' cells (fig.map_runs, fig.read_cells: kept, so a typed
+# character computes only its own), the key of the chosen row's readable cell (None: the diagonal), the run under way.
+_now = {"reading": None, "state": None, "runs": None, "cells": None, "key": None, "job": None, "generation": 0}
 
 
 def element(element_id):
@@ -44,7 +44,8 @@ def draw_reading(parts=("reads", "maps")):
     """The guesses and (or) the maps from the Reading on screen, and the slider over its rows."""
     reading = _now["reading"]
     if "reads" in parts:
-        draw("fig-text-reads", fig.reads(reading))
+        _now["cells"] = fig.read_cells(reading, _now["cells"])
+        draw("fig-text-reads", fig.reads(reading, _now["cells"]))
     if "maps" not in parts:
         return
     draw("fig-text-maps", fig.maps(reading, STATE, _now["key"], _now["runs"]))
@@ -101,7 +102,7 @@ async def recompute(generation, whole):
         await asyncio.sleep(0)  # the drawing in a task of its own, not after a step's BUDGET
         if generation != _now["generation"]:
             return
-        _now.update(reading=reading, state=state, runs=None)
+        _now.update(reading=reading, state=state, runs=None, cells=None)
         draw_reading(("reads",))
         await asyncio.sleep(0)  # the maps in a task of their own too: each drawing is one short task
         if generation != _now["generation"]:

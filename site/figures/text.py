@@ -96,22 +96,32 @@ def read(state):
 
 # --- trees --------------------------------------------------------------------------------------
 
-def reads(reading):
-    """fig-text-reads: the characters the model reads, and under each its guess for the next one."""
-    text, guesses = reading.text, reading.guess
-    chars = [["td", {"title": f"character {i}: {c!r}"}, shown(c)] for i, c in enumerate(text)] + [["td", {}, ""]]
-    right = lesson.right_guesses(reading)
-    guess_cells = [["td", {}, ""]] + [
-        ["td", {**classes("guess", "hit" if ok else ""),
-                "title": f"guess for character {i + 1}: {g!r}, p = {p:.4f}" + (", right" if ok else "")},
-         shown(g)] for i, (g, p, ok) in enumerate(zip(guesses, reading.probability, right))]
-    hits = sum(right)
-    caption = (f"It reads {len(text)} of {model().context} characters; under each, its guess for it from the "
-               f"characters before, outlined where the text agrees ({hits} of {len(text) - 1}).")
+def read_cells(reading, before=None):
+    """fig-text-reads' cells, one (character's <td>, guess's <td>) a position: the character, and the model's guess
+    for the next one, outlined where the text's next character agrees. before: the cells of a Reading this one
+    extends (mha.text.extend), kept but for its last (whose guess had no next character to agree with)."""
+    text, kept = reading.text, list(before[:-1]) if before else []
+    start = len(kept)
+    for i, ok in enumerate(lesson.right_guesses(reading, start), start):
+        g, p = reading.guess_at(i)
+        kept.append((["td", {"title": f"character {i}: {text[i]!r}"}, shown(text[i])],
+                     ["td", {**classes("guess", "hit" if ok else ""),
+                             "title": f"guess for character {i + 1}: {g!r}, p = {p:.4f}" + (", right" if ok else "")},
+                      shown(g)]))
+    return kept
+
+
+def reads(reading, cells=None):
+    """fig-text-reads: the characters the model reads, and under each its guess for the next one (cells:
+    read_cells(reading), if kept)."""
+    cells = cells or read_cells(reading)
+    hits = sum(1 for _, guess in cells if "hit" in guess[1].get("class", ""))
+    caption = (f"It reads {len(reading.text)} of {model().context} characters; under each, its guess for it from "
+               f"the characters before, outlined where the text agrees ({hits} of {len(reading.text) - 1}).")
     return [["p", {"class": "note"}, caption],
             ["table", {"class": "text-reads", "aria-label": "what the model reads, and its guesses"},
-             ["tbody", {}, ["tr", {"aria-label": "reads"}, *chars], ["tr", {"aria-label": "guesses next"},
-                                                                      *guess_cells]]]]
+             ["tbody", {}, ["tr", {"aria-label": "reads"}, *[char for char, _ in cells], ["td", {}, ""]],
+              ["tr", {"aria-label": "guesses next"}, ["td", {}, ""], *[guess for _, guess in cells]]]]]
 
 
 def seed_picker(seed):

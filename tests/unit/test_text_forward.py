@@ -85,19 +85,19 @@ def test_the_cache_projects_and_attends_from_the_new_rows_only(monkeypatch):
     """A character typed at the end: every matmul (q, k, v, w_o per layer, then the readout) gets one row, and
     every head attends from one query row to all the keys so far: n + 1 of them, not an (n + 1)^2 square."""
     rows, queries = [], []
-    real_matmul, real_attention = mha.text.reading.matmul, mha.text.reading.attention
+    real_matmul, real_weights = mha.text.reading.matmul, mha.text.reading.attention_weights
 
     def counting_matmul(vectors, w):
         rows.append(len(vectors))
         return real_matmul(vectors, w)
 
-    def counting_attention(q, k, v, mask):
+    def counting_weights(q, k, mask):
         queries.append((len(q), len(k)))
-        return real_attention(q, k, v, mask)
+        return real_weights(q, k, mask)
 
     earlier = mha.text.read(MODEL, "get ab12cd\nok ab12c")
     monkeypatch.setattr(mha.text.reading, "matmul", counting_matmul)
-    monkeypatch.setattr(mha.text.reading, "attention", counting_attention)
+    monkeypatch.setattr(mha.text.reading, "attention_weights", counting_weights)
     later = mha.text.extend(MODEL, earlier, "d")
     assert rows == [1] * (MODEL.layers * 4 + 1)
     assert queries == [(1, 20)] * (MODEL.layers * MODEL.heads)
@@ -111,3 +111,8 @@ def test_a_reading_cannot_be_changed():
         reading.text = "xyz"
     assert isinstance(reading.logits, tuple) and isinstance(reading.weights[0][0][0], tuple)
     assert math.isclose(sum(reading.weights[1][1][2]), 1.0)
+
+
+def test_guess_at_is_guess_and_probability_at_one_position():
+    reading = mha.text.read(MODEL, "get ab12cd\nok ab12c")
+    assert [reading.guess_at(i) for i in range(len(reading.text))] == list(zip(reading.guess, reading.probability))

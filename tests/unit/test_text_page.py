@@ -466,8 +466,22 @@ def test_right_guesses_top_key_and_chance_worked_by_hand():
     character (the last position has none); a row's top key is its largest weight among keys 0..row, the first on
     a tie; chance is one in the vocabulary's size."""
     import dataclasses
-    reading = dataclasses.make_dataclass("R", ["text", "guess"])(text="abab", guess=["b", "x", "b", "a"])
+    reading = dataclasses.make_dataclass("R", ["text", "guess"], namespace={
+        "guess_at": lambda self, i: (self.guess[i], 0.5)})(text="abab", guess=["b", "x", "b", "a"])
     assert lesson.right_guesses(reading) == [True, False, True, False]
+    assert lesson.right_guesses(reading, 2) == [True, False]  # from position 2 on
     weights = [[1.0, 0, 0], [0.25, 0.75, 0], [0.4, 0.2, 0.4]]
     assert [lesson.top_key(weights, row) for row in range(3)] == [0, 1, 0]
     assert lesson.chance(MODEL) == 1 / 65
+
+
+def test_a_typed_character_s_guesses_extend_the_last_ones_and_the_last_guess_is_judged_again():
+    """read_cells(reading, before) keeps before's cells but its last (whose next character was not typed yet) and
+    draws the same table as from scratch; the default's last guess ('\\n' after '"'?) is judged by what is typed."""
+    before = mha.text.read(MODEL, DEFAULT[:-1])
+    after = mha.text.extend(MODEL, before, DEFAULT[-1])
+    kept = fig.read_cells(after, fig.read_cells(before))
+    assert kept == fig.read_cells(after) and fig.reads(after, kept) == fig.reads(after)
+    guess = before.guess[-1]
+    assert "hit" not in fig.read_cells(before)[-1][1][1].get("class", "")  # nothing typed after it yet
+    assert ("hit" in kept[len(DEFAULT) - 2][1][1].get("class", "")) == (guess == DEFAULT[-1])

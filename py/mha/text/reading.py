@@ -3,7 +3,7 @@
 For each layer, with x the residual stream (n x width):
 
     1. project: q, k, v = x @ w_q, x @ w_k, x @ w_v, split into heads (n x head_width each)
-    2. attend, per head: outputs, weights = mha.attention(q, k, v, causal mask)
+    2. attend, per head: weights = softmax(q k^T / sqrt(head_width), causal mask), outputs = weights v
     3. concat the heads' outputs (a head switched off gives zeros) and mix: x <- x + concat @ w_o
 
 then logits = x @ readout + readout_bias, and softmax(logits[i]) is the guess for character i + 1.
@@ -14,7 +14,7 @@ and attends from their rows alone.
 
 from dataclasses import dataclass
 
-from ..attention import attention
+from ..attention import attention_weights, weighted_sum
 from ..heads import merge_heads, split_heads
 from ..projections import matmul
 from ..softmax import softmax
@@ -43,6 +43,12 @@ class Reading:
     def guess(self):
         """The most likely next character at each position (the first, on a tie)."""
         return [self.vocab[_argmax(row)] for row in self.probabilities]
+
+    def guess_at(self, position):
+        """(the most likely next character after position, its probability): guess and probability at one position."""
+        row = self.probabilities[position]
+        best = _argmax(row)
+        return self.vocab[best], row[best]
 
     @property
     def probability(self):
@@ -99,7 +105,8 @@ def _advance(model, earlier, more, off):
             cached_values = earlier.values[layer][head] if earlier else ()
             head_keys, head_values = cached_keys + tuple(keys[head]), cached_values + tuple(values[head])
             # 2. attend from the new rows to every key so far (m x n, causal)
-            out, weights = attention(queries[head], list(head_keys), list(head_values), mask)
+            weights = attention_weights(queries[head], head_keys, mask)  # inputs checked: parse_text, the model's load
+            out = weighted_sum(weights, head_values)
             outputs.append([[0.0] * len(row) for row in out] if (layer, head) in off else out)
             old_rows = earlier.weights[layer][head] if earlier else ()
             layer_weights.append(old_rows + tuple(tuple(row[:start + i + 1]) for i, row in enumerate(weights)))
