@@ -9,7 +9,7 @@ CELL (section 9's long texts) draws no letters at all rather than smaller ones.
 
 from page.dom import weight_class
 
-CELL = 10    # px a cell that carries letters: an 11 px letter fits a 10 px row
+CELL = 12    # px a cell that carries letters: 11 px letters down the left, a px apart
 MARGIN = 14  # px on the left and the top for the axis letters
 
 
@@ -69,13 +69,14 @@ def readable_cell(rows, i, j, cell, margin, describe, tab):
 
 
 def axis_letters(row_labels, column_labels, cell, margin):
-    """The two <text>s of a map's axes: column_labels along the top, row_labels down the left, one a cell."""
+    """The two <text>s of a map's axes: column_labels along the top, row_labels down the left, one a cell (each label
+    a character, or a <tspan> of one: the page marks a space's and a newline's glyph so)."""
     n = len(row_labels)
     centres = " ".join(str(margin + j * cell + cell // 2) for j in range(n))
     baselines = " ".join(str(margin + i * cell + (cell + 8) // 2) for i in range(n))  # an 11 px letter's middle
-    return [["text", {"x": centres, "y": margin - 3, "class": "axis", "aria-hidden": "true"}, "".join(column_labels)],
+    return [["text", {"x": centres, "y": margin - 3, "class": "axis", "aria-hidden": "true"}, *column_labels],
             ["text", {"x": " ".join([str(margin // 2)] * n), "y": baselines, "class": "axis", "aria-hidden": "true"},
-             "".join(row_labels)]]
+             *row_labels]]
 
 
 def heat_map(rows, row_labels, column_labels, label, *, cell=CELL, margin=MARGIN, readable=(), describe=None, tab=None,

@@ -164,7 +164,7 @@ def head_map(rows, text, label, row, off, key=None, runs=None):
     weight, moved by the arrow keys (app/text.py); a click's height picks the row. Its data-weights: the chosen row's
     weights as the readout prints them. The axes carry the text's characters while its cells are CELL px
     (geometry); a longer text's cells are smaller and its characters are in fig-text-reads. runs: map_runs's."""
-    letters = [shown(c) for c in text]
+    letters = [["tspan", {"class": "blank"}, shown(c)] if c in SHOWN else c for c in text]  # ␣ is no letter
     cell, margin = geometry(len(text))
     svg = heat_map(rows, letters, letters, f"{label}{', switched off' if off else ''}: its weights on your text, "
                                            f"row {row} outlined",

@@ -14,7 +14,7 @@ def test_a_run_of_cells_in_one_bucket_is_one_rectangle_and_nothing_above_the_dia
     """In cell units, scaled to 10 px and moved 14 px in: row 2's three w3 cells are one 3-cell rectangle at (0, 2);
     row 1's cells two of one cell at x = 0 and 1, y = 1; row 0's one at (0, 0). Under them the ground, a w0 staircase
     of all six cells. The map is 14 + 3 x 10 = 44 px."""
-    svg = heat_map(WEIGHTS, "ABC", "ABC", "a hand-built head")
+    svg = heat_map(WEIGHTS, "ABC", "ABC", "a hand-built head", cell=10)
     dom.check(svg)
     (group,) = find(svg, "g")
     assert group[1]["transform"] == "translate(14 14) scale(10)"
@@ -32,23 +32,23 @@ def test_a_row_of_weights_under_a_tenth_is_ground_only():
 
 def test_kept_runs_draw_the_same_map():
     runs = [row_runs(row, i) for i, row in enumerate(WEIGHTS)]
-    assert heat_map(WEIGHTS, "ABC", "ABC", "x", runs=runs) == heat_map(WEIGHTS, "ABC", "ABC", "x")
+    assert heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10, runs=runs) == heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10)
 
 def test_the_edge_is_the_staircase_around_the_drawn_cells():
     """From the top-left corner (14, 14): right along row 0 to x = 24, down to its bottom, right to 34, ..., down to
     the bottom right (44, 44), back left to x = 14 and up to where it started, in px."""
-    (edge,) = find(heat_map(WEIGHTS, "ABC", "ABC", "x"), "path", **{"class": "edge"})
+    (edge,) = find(heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10), "path", **{"class": "edge"})
     assert edge[1]["d"] == "M14 14h10v10h10v10h10v10H14z"
 
 def test_readable_rows_get_one_titled_focusable_cell_each_and_one_tab_stop():
-    """readable=(1,): row 1's two cells, at (14, 24) and (24, 24), each its own <rect> in its bucket (w2, w7) titled
-    by describe(i, j), and not in a path; the tab stop is the cell asked for, (1, 1); a map with readable cells is a
-    group, not one image."""
+    """readable=(1,), at the default 12 px a cell: row 1's two cells, at (14, 26) and (26, 26), each its own <rect> in
+    its bucket (w2, w7) titled by describe(i, j), and not in a path; the tab stop is the cell asked for, (1, 1); a map
+    with readable cells is a group, not one image."""
     svg = heat_map(WEIGHTS, "ABC", "abc", "head", readable=(1,), tab=(1, 1), extra=("text-map", ""),
                    describe=lambda i, j: f"query {i} on key {j}: {WEIGHTS[i][j]:.4f}")
     cells = find(svg, "rect")
     assert [(c[1]["x"], c[1]["y"], c[1]["data-q"], c[1]["data-k"], c[1]["tabindex"]) for c in cells] == [
-        (14, 24, 1, 0, -1), (24, 24, 1, 1, 0)]
+        (14, 26, 1, 0, -1), (26, 26, 1, 1, 0)]
     assert [text(c) for c in cells] == ["query 1 on key 0: 0.2500", "query 1 on key 1: 0.7500"]
     assert [c[1]["class"] for c in cells] == ["w2 cell", "w7 cell"] and all(c[1]["role"] == "img" for c in cells)
     assert {p[1]["class"]: p[1]["d"] for p in find(find(svg, "g")[0], "path")} == {
@@ -65,7 +65,7 @@ def test_every_readable_row_without_a_tab_asked_for_starts_at_the_first_cell():
 def test_a_cursor_outlines_its_row_and_makes_one_cell_readable_and_the_tab_stop():
     """cursor=(2, 1): row 2 outlined (a 30 x 10 px rect at (14, 34)), its cell (2, 1) the one readable <rect>, at
     (24, 34), in its bucket (w3) and focusable; every row, row 2 too, drawn in the paths."""
-    svg = heat_map(WEIGHTS, "ABC", "ABC", "head", cursor=(2, 1), describe=lambda i, j: f"{i} on {j}")
+    svg = heat_map(WEIGHTS, "ABC", "ABC", "head", cell=10, cursor=(2, 1), describe=lambda i, j: f"{i} on {j}")
     outline, cell = find(svg, "rect")
     assert (outline[1]["class"], outline[1]["x"], outline[1]["y"], outline[1]["width"], outline[1]["height"]) == (
         "row-outline", 14, 34, 30, 10)
@@ -80,5 +80,5 @@ def test_a_bigger_cell_moves_the_letters_to_its_middle():
     top, left = find(heat_map(WEIGHTS, "ABC", "ABC", "x", cell=20), "text")
     assert top[1]["x"] == "24 44 64" and top[1]["y"] == MARGIN - 3
     assert left[1]["y"] == "28 48 68" and left[1]["x"] == "7 7 7"
-    assert CELL == 10 and find(heat_map(WEIGHTS, "ABC", "ABC", "x", cell=20), "g")[0][1]["transform"] == \
+    assert CELL == 12 and find(heat_map(WEIGHTS, "ABC", "ABC", "x", cell=20), "g")[0][1]["transform"] == \
         "translate(14 14) scale(20)"

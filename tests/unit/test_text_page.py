@@ -236,8 +236,8 @@ def test_the_readout_names_the_cell_under_the_pointer():
         f"{reading.weights[1][2][17][4]:.4f}")
 
 
-def test_a_short_text_s_map_has_10_px_cells_and_letters_and_a_long_one_small_cells_and_none():
-    assert fig.geometry(34) == (10, 14) and fig.geometry(35) == (9, 2) and fig.geometry(91) == (3, 2)
+def test_a_short_text_s_map_has_12_px_cells_and_letters_and_a_long_one_small_cells_and_none():
+    assert fig.geometry(28) == (12, 14) and fig.geometry(29) == (11, 2) and fig.geometry(91) == (3, 2)
     assert fig.geometry(128) == (2, 2)  # 340 // 128 = 2: 258 px, two maps side by side in the page's column
     short = fig.head_map([[1.0]] + [[0.5, 0.5]], "ab", "h", 1, False)
     long = fig.head_map(fig.read(fig.default_state()).weights[0][0], DEFAULT, "h", 3, False)
@@ -246,8 +246,8 @@ def test_a_short_text_s_map_has_10_px_cells_and_letters_and_a_long_one_small_cel
 
 
 def test_a_click_picks_the_row_under_it():
-    # a short text: rows under the 14 px axis margin, 10 px tall: y = 14..23 is row 0, 184..193 row 17
-    assert [fig.row_at(y, 20) for y in (3, 13.9, 14, 23.9, 24, 189)] == [None, None, 0, 0, 1, 17]
+    # a short text: rows under the 14 px axis margin, 12 px tall: y = 14..25 is row 0, 218..229 row 17
+    assert [fig.row_at(y, 20) for y in (3, 13.9, 14, 25.9, 26, 223)] == [None, None, 0, 0, 1, 17]
     # the default (91 characters): a 2 px margin, 3 px rows
     assert [fig.row_at(y, 91) for y in (1, 2, 4.9, 5, 272)] == [None, 0, 0, 1, 90]
 
@@ -485,3 +485,12 @@ def test_a_typed_character_s_guesses_extend_the_last_ones_and_the_last_guess_is_
     guess = before.guess[-1]
     assert "hit" not in fig.read_cells(before)[-1][1][1].get("class", "")  # nothing typed after it yet
     assert ("hit" in kept[len(DEFAULT) - 2][1][1].get("class", "")) == (guess == DEFAULT[-1])
+
+
+def test_a_space_and_a_newline_on_a_map_s_axes_are_marked_not_letters():
+    """'a b\\nc': the axes' characters in order, the space's and the newline's glyphs each in a <tspan class=blank>
+    (drawn in the accent colour), the letters bare."""
+    svg = fig.head_map(fig.read(fig.with_text(fig.default_state(), "a b\nc")).weights[0][0], "a b\nc", "h", 4, False)
+    for axis in find(svg, "text"):
+        assert text(axis) == "a\u2423b\u21b5c"
+        assert [text(t) for t in find(axis, "tspan", **{"class": "blank"})] == ["\u2423", "\u21b5"]
