@@ -7,7 +7,10 @@ import math
 
 
 def two(p):
-    """A probability as the page must print it: 2 decimals, or 2 significant digits under 0.01 (as decimals)."""
+    """A probability as the page must print it: 2 decimals, or 2 significant digits under 0.01 (as decimals), or
+    'under 0.001' below that (0.0000017 beside 0.82 would be read by counting its zeros)."""
+    if p < 0.001:
+        return "under 0.001"
     return f"{p:.2f}" if p >= 0.01 else f"{p:.{1 - math.floor(math.log10(p))}f}"
 
 

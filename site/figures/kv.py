@@ -236,7 +236,7 @@ def context_warning(shape, seq_len):
     """The sentence for a sequence longer than the model was built for, or ''."""
     if not mha.beyond_context(shape, seq_len):
         return ""
-    return (f"{seq_len} tokens is more than the {shape.context} that {shape.name} was built for "
+    return (f"{seq_len:,} tokens is more than the {shape.context:,} that {shape.name} was built for "
             f"(max_position_embeddings in its config). The bill below is what such a cache would take, "
             f"but the model was never trained to read that far.")
 

@@ -224,13 +224,26 @@ def maps(reading, state, key=None, runs=None):
              "click a row, or use the slider, to outline another."],
             ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
-                                                                                   f" ({share_text(p)})"]], "."]]
+                                                                                   f" ({said(p)})"]], "."]]
+
+
+LEAST = 0.001  # a probability under this is said as "under 0.001": 0.0000017 beside 0.82 is read by counting zeros
+
+
+def said(p):
+    """A probability as section 9's sentences say it: page.dom.share_text's digits, or 'under 0.001'."""
+    return share_text(p) if p >= LEAST else f"under {LEAST}"
+
+
+def p_is(printed):
+    """'p = 0.39', or 'p under 0.001' (not 'p = under')."""
+    return f"p {printed}" if printed.startswith("under") else f"p = {printed}"
 
 
 def chance_pair(a, b):
     """Two probabilities said side by side: page.dom.apart's digits (2, more where 2 would print them alike), or
-    share_text each where one is under 0.01."""
-    return apart(a, b) if min(a, b) >= 0.01 else (share_text(a), share_text(b))
+    said each where one is under 0.01."""
+    return apart(a, b) if min(a, b) >= 0.01 else (said(a), said(b))
 
 
 def shown_text(text):
@@ -248,11 +261,11 @@ def outcome(trial, found):
         end = ends[0]
         written = f"it writes {end}" if trial.copied else f"it does not write {end}"
         count = f"{len(end)} character" + ("s" if len(end) > 1 else "")
-        return f"{written} (p = {share_text(trial.probabilities[end])} over its {count})"
+        return f"{written} ({p_is(said(trial.probabilities[end]))} over its {count})"
     named = {found.end: "the earlier copy's end", found.near_end: "the near-duplicate's end"}
     written = f"it writes {trial.copied}, {named[trial.copied]}" if trial.copied else "it writes neither end"
     first, second = chance_pair(trial.probabilities[found.end], trial.probabilities[found.near_end])
-    return f"{written} (p = {first} for {found.end}, {second} for {found.near_end})"
+    return f"{written} ({p_is(first)} for {found.end}, {second} for {found.near_end})"
 
 
 NEAR_KINDS = {"one": "As written", "exact": "An exact copy added", "near": "A near-duplicate added",

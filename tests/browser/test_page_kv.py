@@ -119,7 +119,7 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
     reader.locator("#kv-seq-len").fill("131072")
     expect(bill).to_contain_text("16.00 GiB")     # 131072 x 128 KiB = 2**34 B
     expect(warning).to_be_visible()
-    expect(warning).to_contain_text("131072 tokens is more than the 8192 that Llama-3-8B was built for")
+    expect(warning).to_contain_text("131,072 tokens is more than the 8,192 that Llama-3-8B was built for")
     expect(reader.locator("#kv-error")).to_be_empty()  # a warning, not an error
     row = reader.locator("#kv-models tbody tr").filter(has_text="Meta-Llama-3-8B")
     expect(row).to_contain_text("beyond context")
@@ -144,7 +144,7 @@ def test_the_calculator_bills_per_token_batch_weights_and_flags_the_context(read
     reader.locator("#kv-model").select_option("Llama-3-70B")
     expect(reader.locator("#kv-layers")).to_have_value("80")
     expect(bill).to_contain_text("meta-llama/Meta-Llama-3-70B")
-    expect(warning).to_contain_text("8192 that Llama-3-70B")
+    expect(warning).to_contain_text("8,192 that Llama-3-70B")
 
 
 def test_the_question_models_bills_wait_for_check_and_others_do_not(reader):

@@ -289,7 +289,7 @@ def test_the_readout_warns_beyond_the_context_and_counts_the_batch():
     readout = kv.kv_cache_readout(LLAMA_3_8B, 131072, 2, 2)
     assert "32.00 GiB" in text(readout) and "2 conversations" in text(readout)
     assert text(find(readout, "p", **{"class": "kv-warning"})).startswith(
-        "131072 tokens is more than the 8192 that Llama-3-8B was built for")
+        "131,072 tokens is more than the 8,192 that Llama-3-8B was built for")
     assert text(find(kv.kv_cache_readout(shape("Llama-3.1-8B"), 131072), "p", **{"class": "kv-warning"})) == ""
 
 

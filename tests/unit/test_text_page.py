@@ -7,6 +7,7 @@ rules), never by the page's own formatters.
 """
 
 import math
+import types
 
 import numpy as np
 import pytest
@@ -321,8 +322,18 @@ def test_two_probabilities_side_by_side_get_more_decimals_only_where_2_would_pri
     for a, b, expected in [(0.2924, 0.0712, ("0.29", "0.07")),
                            (0.2912, 0.2948, ("0.291", "0.295")),  # 0.29 and 0.29 would read as a tie
                            (0.29, 0.0071, ("0.29", "0.0071")),  # under 0.01: 2 significant digits
-                           (0.5, 0.5, ("0.50", "0.50"))]:  # a real tie stays one
+                           (0.5, 0.5, ("0.50", "0.50")),  # a real tie stays one
+                           (0.82, 0.0000017, ("0.82", "under 0.001"))]:  # not 0.0000017 beside 0.82
         assert fig.chance_pair(a, b) == pair(a, b) == expected
+
+
+def test_a_probability_under_a_thousandth_is_said_as_under_it_not_by_its_zeros():
+    trial = types.SimpleNamespace(probabilities={"2xm": 0.0000017}, copied=None)
+    assert fig.outcome(trial, None) == "it does not write 2xm (p under 0.001 over its 3 characters)"
+    found = types.SimpleNamespace(end="2xm", near_end="3yn")
+    trial = types.SimpleNamespace(probabilities={"2xm": 0.00004, "3yn": 0.8}, copied="3yn")
+    assert fig.outcome(trial, found) == ("it writes 3yn, the near-duplicate's end "
+                                         "(p under 0.001 for 2xm, 0.80 for 3yn)")
 
 
 # --- the prose and the cards, from each seed's measurements ------------------------------------------

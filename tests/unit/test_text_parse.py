@@ -27,11 +27,12 @@ BAD = [
     ("a|b", "'|' (position 1) is not in the model's 65 characters"),
     ("İx", "'İ' (position 0) is not in the model's 65 characters"),  # lower-cases to two characters
     ("x" * 129, "129 characters is longer than the model's context of 128"),
+    ("x" * 3000, "3,000 characters is longer than the model's context of 128"),  # thousands grouped, as printed
     (["a"], "the text must be a string, got list"),
 ]
 
 
-@pytest.mark.parametrize("text, sentence", BAD, ids=["empty", "euro", "tab", "bar", "dotted I", "too long", "list"])
+@pytest.mark.parametrize("text, sentence", BAD, ids=["empty", "euro", "tab", "bar", "dotted I", "too long", "a paste", "list"])
 def test_each_bad_text_is_refused_with_its_sentence(text, sentence):
     with pytest.raises(ValueError) as error:
         mha.text.parse_text(MODEL, text)

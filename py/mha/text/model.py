@@ -152,7 +152,7 @@ def parse_text(model, text):
             raise ValueError(f"{char!r} (position {i}) is not in the model's {len(model.vocab)} characters")
         lowered.append(low)
     if len(text) > model.context:
-        raise ValueError(f"{len(text)} characters is longer than the model's context of {model.context}")
+        raise ValueError(f"{len(text):,} characters is longer than the model's context of {model.context}")
     return "".join(lowered)
 
 
