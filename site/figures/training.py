@@ -369,7 +369,7 @@ def switched_text(off):
 
 def scores_table(measured, names, off, model_name):
     """Per head: its two scores with the heads in off switched off, and the held-out accuracy with it switched off
-    too (a head already off: a dash); then the one accuracy line, and what single heads do (heads_note)."""
+    too (a head already off: a row of dashes, class off); then the one accuracy line, and what single heads do (heads_note)."""
     mask = mask_of(names, off)
     if measured["ablated"][mask] is None:  # an earlier build-time checkpoint keeps each head alone off only
         return [["p", {"class": "note", "id": "train-accuracy"},
@@ -380,9 +380,11 @@ def scores_table(measured, names, off, model_name):
     rows = []
     for i, ((layer, head), (prev, ind)) in enumerate(zip(names, scores)):
         gone = (layer, head) in off
-        rows.append(["tr", {}, ["th", {"scope": "row"}, head_label(layer, head) + (" (off)" if gone else "")],
-                     ["td", {"class": "num"}, f"{prev:.2f}"], ["td", {"class": "num"}, f"{ind:.2f}"],
-                     ["td", {"class": "num"}, "\u2014" if gone else percent(measured["ablated"][mask | 1 << i])]])
+        cells = (["\u2014"] * 3 if gone else  # off: it adds nothing, so its weights' scores would mislead
+                 [f"{prev:.2f}", f"{ind:.2f}", percent(measured["ablated"][mask | 1 << i])])
+        rows.append(["tr", {"class": "off"} if gone else {},
+                     ["th", {"scope": "row"}, head_label(layer, head) + (" (off)" if gone else "")],
+                     *[["td", {"class": "num"}, cell] for cell in cells]])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
                         ("head", "previous-token score", "induction score",
                          "accuracy with it off too" if off else "accuracy without it")]]

@@ -308,7 +308,8 @@ def test_switching_off_each_head_redraws_the_patterns_guesses_scores_and_accurac
         rows = reader.get_by_role("table", name="head scores").locator("tbody tr")
         for j, (prev, ind) in enumerate(final["scores_off"][1 << i]):  # the last column: with head j off too
             expect(rows.nth(j).locator("td")).to_have_text(
-                [f"{prev:.2f}", f"{ind:.2f}", "\u2014" if j == i else fig.percent(final["ablated"][1 << i | 1 << j])])
+                ["\u2014"] * 3 if j == i else [f"{prev:.2f}", f"{ind:.2f}", fig.percent(final["ablated"][1 << i | 1 << j])])
+        expect(rows.nth(i)).to_have_class("off")  # the head switched off: dashes, muted, not its own scores
         expect(reader.locator("#fig-probe .train-head.off figcaption")).to_have_text([f"{fig.head_label(*name)} (off)"])
         switches.get_by_label(fig.head_label(*name), exact=True).uncheck()
     expect_patterns(reader, params, fig.SAMPLE, set())

@@ -220,9 +220,11 @@ def test_the_scores_table_reads_the_ablation_of_the_heads_switched_off(final):
         assert fig.percent(final["ablated"][mask]) in text(line)
         rows = [[text(c) for c in r[3:]] for r in table[4][2:]]
         # the last column: that head off as well as the switched-off ones (a dash for a head already off)
-        assert rows == [[f"{s[0]:.2f}", f"{s[1]:.2f}",
-                         "\u2014" if names[i] in off else fig.percent(final["ablated"][mask | 1 << i])]
+        # a head switched off adds nothing: its row is dashes, marked off, not its own weights' scores
+        assert rows == [["\u2014"] * 3 if names[i] in off else
+                        [f"{s[0]:.2f}", f"{s[1]:.2f}", fig.percent(final["ablated"][mask | 1 << i])]
                         for i, s in enumerate(final["scores_off"][mask])]
+        assert [r[1].get("class") for r in table[4][2:]] == ["off" if n in off else None for n in names]
     assert fig.mask_of(names, {names[0]}) == 1 and fig.mask_of(names, set(names)) == 2 ** len(names) - 1
 
 
