@@ -37,7 +37,10 @@
 // Colours: no style attribute and no <style> element (the page's CSP has style-src 'self').
 // CodeMirror's structural rules go into one constructed stylesheet adopted by the document (when
 // the first editor is created); token colours are classes (tok-*) coloured by cells.css, in light
-// and dark.
+// and dark. Chromium, typing over a selection that spans lines, merges the lines itself and carries the
+// deleted code's colour onto the merged line as a style attribute (style="color: ...; font-style: italic"),
+// which the CSP refuses (a console error): typed text that replaces a selection goes in as CodeMirror's own
+// change instead (typeOverSelection).
 
 import {EditorSelection, EditorState, Prec} from "@codemirror/state";
 import {EditorView, keymap, lineNumbers, highlightSpecialChars} from "@codemirror/view";
@@ -75,6 +78,23 @@ function adoptStylesOnDocument() {
   StyleModule.mount = (root, modules, options) => mount(root === document ? stand : root, modules, options);
 }
 
+// A character typed while the selection is not empty: cancel the browser's own edit (see Colours above) and
+// make the change CodeMirror makes when it reads a typed character back from the DOM (its input handlers
+// first; "input.type", so indentOnInput and the history treat it as typing). CodeMirror does the same for an
+// IME composition over lines (it deletes the selection itself at compositionstart): a composition, and
+// a beforeinput that cannot be cancelled (Android's keyboards), are left to it.
+function typeOverSelection(event, view) {
+  if (event.inputType !== "insertText" || !event.cancelable || view.composing || !event.data) return false;
+  const {state} = view;
+  if (state.selection.ranges.every((range) => range.empty)) return false;
+  const {from, to} = state.selection.main;
+  const insert = () => state.update(state.replaceSelection(event.data), {userEvent: "input.type", scrollIntoView: true});
+  if (!state.facet(EditorView.inputHandler).some((handler) => handler(view, from, to, event.data, insert))) {
+    view.dispatch(insert());
+  }
+  return true;  // CodeMirror calls preventDefault
+}
+
 function runKey(cell) {
   return () => {
     cell.querySelector('button[data-action="run"]')?.click();  // app/cells.py queues it; disabled: nothing
@@ -106,6 +126,7 @@ function editorFor(area) {
           "aria-describedby": area.getAttribute("aria-describedby") || "",
           spellcheck: "false", autocorrect: "off", autocapitalize: "off", translate: "no",
         }),
+        EditorView.domEventHandlers({beforeinput: typeOverSelection}),
         EditorView.domEventObservers({
           keyup(event, view) {
             if (event.key === "Escape") view.setTabFocusMode(LEAVE_MS);

@@ -111,7 +111,7 @@ async function gridToken(page, token) {
 // These share one page, loaded and ready, in this order: each leaves it as the next expects (the cell
 // runs before the keyboard check types in its editor, and the grid is edited last, since a cell reads
 // the figure's tokens). The others load their own page, in a fresh context.
-const SHARED = ["ready", "cell", "keyboard", "network", "text", "edit"];
+const SHARED = ["ready", "cell", "keyboard", "retype", "network", "text", "edit"];
 
 
 const CHECKS = {
@@ -189,6 +189,31 @@ const CHECKS = {
     const code = await page.$eval(area, (node) => node.value);
     expect(code !== original && code.replace(/ {4}/, "") === original, `after typing, Tab left ${JSON.stringify(code.slice(0, 40))}`);
     return "Tab moved from the untouched editor to Run, the code unchanged; after typing, Tab indented";
+  },
+
+  /** Issue 45: Ctrl+A in the first cell's editor, then typing, replaces its code, and the CSP refuses nothing (in
+   *  Chromium the browser's own merge of the lines once set a style attribute there, which style-src 'self' refuses). */
+  async retype(page) {
+    const area = "#cell-two-heads-code";
+    await page.evaluate(() => {
+      window.cspViolations = [];
+      document.addEventListener("securitypolicyviolation",
+        (e) => window.cspViolations.push(`${e.violatedDirective}: ${e.sample || e.blockedURI}`));
+    });
+    await page.$eval(area, (node) => {  // the code as shipped (a comment first), put back as Reset does
+      node.value = node.defaultValue;
+      node.dispatchEvent(new Event("input"));
+    });
+    await page.$eval("#cell-two-heads .cm-content", (node) => node.focus());
+    await page.keyboard.down("Control");
+    await page.keyboard.press("a");
+    await page.keyboard.up("Control");
+    await page.keyboard.type("x = 1");
+    await until(page, (selector) => document.querySelector(selector).value === "x = 1", area,
+                async () => `after Ctrl+A, typing left ${JSON.stringify(await page.$eval(area, (node) => node.value))}`);
+    const refused = await page.evaluate(() => window.cspViolations);
+    expect(refused.length === 0, `the CSP refused: ${refused.join("; ")}`);
+    return "Ctrl+A, then typing, replaced the code; no CSP violation";
   },
 
   /** Issue 30's link: h=3 does not divide width 4, so it is refused by name; its other keys are kept. */

@@ -469,6 +469,48 @@ def test_keys_tab_moves_on_until_the_reader_types_then_indents_and_escape_then_t
     expect(source(page, "two_heads")).to_have_value("\n".join([lines[0], "    " + lines[1], *lines[2:]]))
 
 
+CSP_VIOLATIONS = """() => {  // every CSP refusal from now on, as "directive: sample", in window.cspViolations
+    window.cspViolations = [];
+    document.addEventListener("securitypolicyviolation",
+        (e) => window.cspViolations.push(`${e.violatedDirective}: ${e.sample || e.blockedURI}`));
+}"""
+
+
+def test_typing_over_a_selection_that_spans_lines_replaces_it_and_the_csp_refuses_nothing(used):
+    """Issue 45: Ctrl+A then a typed character, in Chromium, merged the lines itself and set the deleted
+    comment's colour on the merged line as a style attribute (style="color: ...; font-style: italic"),
+    which style-src 'self' refuses ("Applying inline style violates ..." on the console). Typed over a
+    selection, the code is replaced, one undo brings it back, and no CSP violation is reported; the same
+    for a selection from the end of one line into the next."""
+    page = used
+    original = (CELLS / "two_heads.py").read_text()
+    assert original.startswith("# "), "the first line must be a coloured token (a comment) to carry a colour"
+    page.evaluate(CSP_VIOLATIONS)
+    scroll_to(page, "two_heads")
+    editor = code(page, "two_heads")
+    editor.focus()
+    editor.press("ControlOrMeta+a")
+    page.keyboard.type("x = 1")
+    expect(source(page, "two_heads")).to_have_value("x = 1")
+    expect(editor.locator(".cm-line")).to_have_text(["x = 1"])
+
+    editor.press("ControlOrMeta+a")
+    page.keyboard.type("x")  # one change, one undo
+    expect(source(page, "two_heads")).to_have_value("x")
+    editor.press("ControlOrMeta+z")
+    expect(source(page, "two_heads")).to_have_value("x = 1")
+
+    source(page, "two_heads").evaluate(SET_CODE, original)  # the code back, as Reset puts it
+    editor.press("ControlOrMeta+Home")
+    editor.press("End")
+    editor.press("Shift+ArrowDown")  # the end of line 1 into line 2
+    page.keyboard.type("w")
+    first, _, *rest = original.split("\n")
+    expect(source(page, "two_heads")).to_have_value(re.compile("^" + re.escape(first + "w")))
+    assert source(page, "two_heads").input_value().endswith("\n".join(rest))
+    assert page.evaluate("window.cspViolations") == []
+
+
 NAMED = """e => {  // a control by what a reader would call it (figures redraw their controls, so no marks)
     const cell = e.closest(".cm-editor") ? "editor " + e.getAttribute("aria-label") : "";
     const name = e.type === "radio" ? "radio group " + e.name

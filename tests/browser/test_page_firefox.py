@@ -1,7 +1,7 @@
 """The built page in a second engine, Firefox, driven by puppeteer-core over WebDriver BiDi.
 
 Playwright cannot drive a stock Firefox, so firefox_smoke.mjs (next to this file) does the
-driving: one headless Firefox launch with a fresh profile for the whole module, six checks in turn
+driving: one headless Firefox launch with a fresh profile for the whole module, seven checks in turn
 on one loaded page and the two that need a load of their own (a link, a blocked start-up) each in its
 own browser context, one JSON line of results. This file runs it once against conftest's
 site_url (the site built and served under /lesson/ on loopback) and turns each check into a
@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SMOKE = HERE / "firefox_smoke.mjs"
 PUPPETEER = ROOT / "node_modules" / "puppeteer-core" / "package.json"
-# Eight checks on three page loads, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s
+# Nine checks on three page loads, each waiting at most 60 s per condition (Pyodide starts in ~3-5 s
 # here). The limit only stops a hung browser from hanging the suite.
 RUN_TIMEOUT_S = 600
 
@@ -139,6 +139,11 @@ def test_firefox_two_heads_cell_runs_and_prints_both_heads(firefox):
 def test_firefox_tab_moves_past_an_untouched_editor_and_indents_once_the_reader_types(firefox):
     """Issue 30: Tab is no trap in the code editors, in Firefox too."""
     check(firefox, "keyboard")
+
+
+def test_firefox_typing_over_select_all_replaces_the_code_and_the_csp_refuses_nothing(firefox):
+    """Issue 45: Ctrl+A in an editor, then typing, in Firefox too: the code is replaced, no CSP violation."""
+    check(firefox, "retype")
 
 
 def test_firefox_a_link_with_one_bad_key_keeps_the_others_and_names_it(firefox):
