@@ -1101,7 +1101,7 @@ def kv_bill_is_the_product_of_the_shape_and_the_fields(r):
     assert ("held" in class_list(find(bill, "table")[0])) == asked, shape.name
     warning = text(with_class(bill, "p", "kv-warning")[0])
     beyond = shape.context is not None and kv.seq_len > shape.context
-    assert bool(warning) == beyond and (not beyond or f"{kv.seq_len} tokens is more than the {shape.context}"
+    assert bool(warning) == beyond and (not beyond or f"{kv.seq_len:,} tokens is more than the {shape.context:,}"
                                         in warning), warning
     drawn = {field[1]["id"]: float(field[1]["value"]) for field in find(r.trees["kv-fields"], "input")}
     assert drawn == typed, "kv-fields, drawn again after a model switch, shows the state's numbers"
