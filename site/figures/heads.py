@@ -284,7 +284,7 @@ def _lines(spec, numbers):
 
 
 def _entropy_text(weights, digits=4):
-    return "entropy per row: " + ", ".join(fixed(mha.entropy(row), digits) for row in weights) + " bits"
+    return "entropy: " + ", ".join(fixed(mha.entropy(row), digits) for row in weights) + " bits"
 
 
 def entropy_readout(weights, digits=4):
@@ -295,7 +295,7 @@ def entropy_readout(weights, digits=4):
 def moved_summary(result, wide, previous):
     """One line per table: 'head 1: moved, 4 weights, largest change -0.1698' or 'unchanged'."""
     if previous is None:
-        return ["p", {}, "Edit a number or press a button: this list then says which tables moved."]
+        return ["p", {}, "Nothing yet: edit a number or press a button."]
     items = []
     for label, _, band, w, changes in _head_views(result, wide, previous, ""):
         if changes is None:

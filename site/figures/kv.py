@@ -35,7 +35,7 @@ def sharing_name(heads, kv_heads):
     if kv_heads == heads == 1:
         return "plain multi-head: the one query head has its own keys and values"
     if kv_heads == heads:
-        return f"plain multi-head: each of the {heads} query heads has its own keys and values"
+        return f"plain multi-head: {heads} query heads, nothing shared"
     if kv_heads == 1:
         return f"multi-query: a single key/value head serves all {heads} query heads"
     return (f"grouped-query: {heads} query heads share {kv_heads} key/value heads, "
@@ -73,9 +73,8 @@ def projections_note(state, result):
                 f"With identity slices a shared key/value head would be query head 0's {first}, and query "
                 f"head 1 would score its own {second} against them: numbers without a meaning.")
     if reads_slices(state):
-        return (f"Each query head reads its own slots here ({first}, {second}, ...). Choosing fewer key/value "
-                f"heads switches on random projections: a shared key must be a view of the whole token, "
-                f"one that every query head of its group can ask about.")
+        return ("Fewer key/value heads switch on random projections, so a shared key sees the whole token, not "
+                "one head's slots.")
     return "Each query head has keys and values of its own: choose fewer key/value heads to see a group."
 
 
@@ -129,27 +128,27 @@ def cached_row_sentence(result, members):
 
 def group_figure(state, result):
     """Key/value head 0 and up to GROUP_HEADS_SHOWN query heads that read it: a picture of one cached row read by
-    each of them and a sentence with its weights; the caption says what the group's tables (group_tables) show."""
+    each of them and a sentence with its weights; the caption (none for a head alone at small sizes) says what the
+    group's tables (group_tables) show."""
     members = _groups(result.kv_head_of)[0]
     shown = members[:GROUP_HEADS_SHOWN]
     tokens = len(result.query_heads[0])
     cut = tokens > GROUP_TOKENS_SHOWN or result.head_width > GROUP_NUMBERS_SHOWN
     more = f" ({len(members) - len(shown)} more query heads read it too.)" if len(members) > len(shown) else ""
-    if len(members) == 1:
-        caption = (f"Query head {members[0]} alone reads key/value head 0: without sharing, every head's keys "
-                   f"and values are its own.")
-    else:
+    caption = ""  # a query head alone: the row's sentence and the sharing figure's caption say so already
+    if len(members) > 1:
         caption = (f"Key/value head 0 serves query heads {', '.join(map(str, members))}. Their keys and values "
                    f"columns hold the same numbers, read from one cache entry; only the queries differ, so "
                    f"each head asks its own question of one shared memory.{more}")
     if cut:
-        caption += (f" The tables show the first {counted(min(tokens, GROUP_TOKENS_SHOWN), 'token')} and "
-                    f"{counted(min(result.head_width, GROUP_NUMBERS_SHOWN), 'number')} of each vector.")
+        shown_sizes = (f"The tables show the first {counted(min(tokens, GROUP_TOKENS_SHOWN), 'token')} and "
+                       f"{counted(min(result.head_width, GROUP_NUMBERS_SHOWN), 'number')} of each vector.")
+        caption = f"{caption} {shown_sizes}" if caption else shown_sizes
     return ["figure", {"class": "kv-group-figure"},
             ["p", {"class": "note kv-projections-note"}, projections_note(state, result)],
             cached_row_picture(result, shown),
             ["p", {"class": "kv-row-note"}, cached_row_sentence(result, shown)],
-            ["figcaption", {}, caption]]
+            *([["figcaption", {}, caption]] if caption else [])]
 
 
 def group_tables(result):

@@ -44,8 +44,7 @@ def recipe_costs():
 
 def _recipe_prompt():
     many, one = recipe_costs()
-    return (f"Cut width {many.width} into {many.heads} heads of width {many.head_width}, or keep 1 head of width "
-            f"{one.width}. Which layer costs more?")
+    return f"{many.heads} heads of width {many.head_width} or 1 head of width {one.width}: which layer costs more?"
 
 
 def _recipe_answer():
@@ -85,8 +84,8 @@ def worked_head_0(tokens=mha.LESSON_TOKENS):
 
 def _worked_prompt():
     key = vector_text(mha.multi_head_attention(stretched_tokens(), mha.LESSON_HEADS).key_heads[0][0])
-    return (f"Set token 0's slot 0 to {STRETCHED:g}, so its slots 0\u20131 become {key}: the same direction, twice "
-            "as long. In head 0, what happens to token 1's weight on token 0?")
+    return (f"Set token 0's slot 0 to {STRETCHED:g}: its slots 0\u20131 double to {key}. In head 0, what happens "
+            "to token 1's weight on token 0?")
 
 
 def _worked_answer():
@@ -171,7 +170,7 @@ def _sharing_answer():
 def _sharing_prompt():
     (small, _), (big, _) = sharing_models()
     return (f"{big.name} has about {round(big.times_the_params(small))} times the parameters of {small.name}. "
-            "Whose KV cache costs more per token it keeps?")
+            "Whose KV cache costs more per kept token?")
 
 
 def _sharing():
@@ -277,7 +276,7 @@ QUESTIONS = {
          "down": "Not quite: the key is no less like the query than before, and its dot product doubles."},
         _worked),
     "exercise": Question(
-        "Give token 1 the time stamp of token 0, so its slots 2\u20133 become [0, 1]. Which tables will move?",
+        "Copy token 0's time stamp (slots 2\u20133) into token 1. Which tables move?",
         (("head-0", "head 0 only"), ("head-1", "head 1 only"), ("head-1-wide", "head 1 and the one wide head"),
          ("all", "all three")),
         _exercise_answer(),

@@ -141,7 +141,7 @@ def _lookup(weights, output, tokens, start, stop):
     top = max(range(len(weights)), key=weights.__getitem__)
     if weights[top] > 0.5:
         own = vector_text(tokens[top][start:stop], short)
-        return f"is mostly token {top}'s own {own}: it gives {two(weights[top])} to token {top}."
+        return f"is mostly token {top}'s own {own} (weight {two(weights[top])})."
     return f"is an average: no token gets more than half its weight ({_favourite(weights)})."
 
 
@@ -156,7 +156,7 @@ def wide_note(blend):
 def concat_note(blend):
     """What each of the two heads brings back, side by side, said with the numbers now: one sentence a head."""
     result = blend.heads
-    said = [["strong", {}, "Two heads, side by side."]]
+    said = [["strong", {}, "Two heads."]]
     for h, ((start, stop), weights, output) in enumerate(zip(result.head_slots, result.weights, result.head_outputs)):
         claim = _lookup(weights[QUERY], output[QUERY], blend.tokens, start, stop)
         said.append(f" Head {h}'s part, {vector_text(output[QUERY], two)}, {claim}")
@@ -165,18 +165,11 @@ def concat_note(blend):
 
 def and_sentence(blend):
     """Each key's score in each head's slots and their sum, the wide head's score: one sentence."""
-    slots = [slot_range(*pair) for pair in blend.heads.head_slots]
-    keys = []
-    for t, (parts, total) in enumerate(zip(blend.parts, blend.totals)):
-        if t == 0:
-            scored = " and ".join(f"{short(x)} in {where}" for x, where in zip(parts, slots))
-            keys.append(f"token 0 scores {scored}, so {short(total)} in the wide head")
-        else:
-            keys.append(f"token {t} scores {' and '.join(short(x) for x in parts)}, so {short(total)}")
-    width = len(blend.tokens[0])
+    slots = " + ".join(slot_range(*pair) for pair in blend.heads.head_slots)
+    keys = [f"token {t}: {' + '.join(short(x) for x in parts)} = {short(total)}"
+            for t, (parts, total) in enumerate(zip(blend.parts, blend.totals))]
     return ["p", {"class": "blend-note and-note"},
-            f"Scores with the query (q · k), slice by slice: {'; '.join(keys)} (the wide head divides each by "
-            f"√{width} before its softmax)."]
+            f"Scores (q · k), {slots} = the wide head's: {'; '.join(keys)}."]
 
 
 def blend_picture(blend):
@@ -386,20 +379,17 @@ def seq_len_field(seq_len):
 
 def cost_share(seq_len):
     """One layer of mha.COST_MODEL over seq_len tokens: the share of its multiply-adds that the n x n part
-    (scores and weighted sums) takes, counted over every query-key pair and under a causal mask: children."""
+    (scores and weighted sums) takes, counted over every query-key pair and under a causal mask (which skips
+    the pairs after each query), and a warning past the model's context: children (one <p>)."""
     shape = model_shape(mha.COST_MODEL)
     every, causal = mha.model_costs(shape, seq_len), mha.model_costs(shape, seq_len, causal=True)
-    pairs, kept = mha.query_key_pairs(seq_len), mha.query_key_pairs(seq_len, causal=True)
     beyond = (f" {shape.name} was built for {shape.context:,} tokens: the count goes on, the model was not "
               "trained to read that far." if mha.beyond_context(shape, seq_len) else "")
     return [["p", {"class": "cost-share"},
-             f"One attention layer of {shape.name}, the MLP not counted (d = {every.width:,}; {every.heads} query heads, {every.kv_heads} "
-             f"key/value heads, width {every.head_width}) over {counted(seq_len, 'token')}: the ", _kept("n × n"),
-             " part (scores and weighted sums) is ", _share(every), f" of its {every.multiply_adds:,} multiply-adds, ",
-             _share(causal), " with a causal mask that skips the masked pairs."],
-            ["p", {"class": "note cost-share-note"}, "Counted for every query-key pair, ", _kept(f"n × n = {pairs:,}"),
-             " a head; a causal mask needs only the pairs at or before each query, ", _kept(f"n(n+1)/2 = {kept:,}"),
-             f", {share_text(mha.causal_pair_share(seq_len))} of them.{beyond}"]]
+             f"In one attention layer of {shape.name} (MLP aside) over {counted(seq_len, 'token')}, the ",
+             _kept("n × n"), " part (scores and weighted sums) is ", _share(every),
+             f" of {every.multiply_adds:,} multiply-adds, ", _share(causal),
+             f" under a causal mask.{beyond}"]]
 
 
 def _share(costs):
@@ -408,11 +398,7 @@ def _share(costs):
 
 
 def _recipe_prose():
-    lesson = mha.attention_costs(len(mha.LESSON_TOKENS), len(mha.LESSON_TOKENS[0]), mha.LESSON_HEADS)
     return {
-        "recipe-width": lambda: str(lesson.width),
-        "recipe-heads": lambda: str(lesson.heads),
-        "recipe-head-width": lambda: str(lesson.head_width),
         "cost-model": lambda: mha.COST_MODEL,
     }
 

@@ -62,7 +62,7 @@ def group_column(page, head, name):
 
 def test_sharing_switches_on_random_projections_and_a_group_shares_keys_and_values(reader):
     note = reader.locator(".kv-projections-note")
-    expect(note).to_contain_text("Choosing fewer key/value heads switches on random projections")
+    expect(note).to_contain_text("Fewer key/value heads switch on random projections")
     expect(reader.locator("#projections")).to_have_value("identity")
 
     reader.locator("#kv-heads").select_option("1")

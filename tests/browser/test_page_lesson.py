@@ -71,7 +71,7 @@ def test_4_decimals_prints_every_live_table_to_the_pencils_last_digit_keeps_the_
     hand-worked numbers), an edit's moved marks stay through the switch, and "reset the figures" keeps the
     choice; unchecked, 2 again."""
     entropy = reader.locator("#head-tables .entropy").first
-    expect(entropy).to_have_text("entropy per row: 1.00, 1.00 bits")  # 0.9991 and 0.9994 bits, by mha.entropy
+    expect(entropy).to_have_text("entropy: 1.00, 1.00 bits")  # 0.9991 and 0.9994 bits, by mha.entropy
     field(reader, 1, 2).fill("0.0")
     field(reader, 1, 3).fill("1.0")  # the exercise's edit
     expect_tables(reader, EXERCISE)
@@ -81,7 +81,7 @@ def test_4_decimals_prints_every_live_table_to_the_pencils_last_digit_keeps_the_
     reader.locator("#digits").check()
     expect_tables(reader, EXERCISE_4)
     expect(marked).to_have_count(4)
-    expect(entropy).to_have_text("entropy per row: 0.9991, 0.9994 bits")
+    expect(entropy).to_have_text("entropy: 0.9991, 0.9994 bits")
     reader.evaluate("document.getElementById('outputs-details').open = true")
     outputs = reader.get_by_role("table", name="output after w_o", exact=True)
     result = mha.multi_head_attention(mha.EXERCISE_TOKENS, 2)

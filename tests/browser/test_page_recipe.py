@@ -21,16 +21,15 @@ from conftest import (WASM, WORKED, assert_no_axe_violations_light_and_dark, exp
 # Section 1 as it opens: the query [1, 0, 1, 0] against [6, 0, 1, 1], [1, 1, 6, 0] and itself (worked by hand in
 # tests/unit/test_recipe_figures.py): head 0 puts 1 / (1 + 2 e^(-5/sqrt 2)) = 0.9449 on token 0 and returns
 # [5.7246, 0.0275]; head 1 mirrors it in slots 2-3; the wide head gives tokens 0 and 1 0.4803 each.
-BLEND_CONCAT = "Head 0's part, [5.72, 0.03], is mostly token 0's own [6, 0]: it gives 0.94 to token 0."
+BLEND_CONCAT = "Head 0's part, [5.72, 0.03], is mostly token 0's own [6, 0] (weight 0.94)."
 BLEND_WIDE = "One wide head: [3.40, 0.48, 3.40, 0.48] is an average"
-BLEND_AND = ("token 0 scores 6 in slots 0-1 and 1 in slots 2-3, so 7 in the wide head; token 1 scores 1 and 6, "
-             "so 7; token 2 scores 1 and 1, so 2")
+BLEND_AND = "slots 0-1 + slots 2-3 = the wide head's: token 0: 6 + 1 = 7; token 1: 1 + 6 = 7; token 2: 1 + 1 = 2."
 # Token 0 slot 0 set to -3. Head 0's dot products become -3, 1, 1: e^(-4/sqrt 2) = 0.059106, so the weights are
 # 0.059106 / 2.059106 = 0.0287 on token 0 and 0.4856 on each other; its output, slot 0: -3 x 0.0287 + 0.4856 +
 # 0.4856 = 0.8852, slot 1: token 1's 0.4856: no token has half the weight. Head 1 (slots 2-3) did not change.
 EDITED_CONCAT = ("Head 0's part, [0.89, 0.49], is an average: no token gets more than half its weight "
                  "(0.49 each to tokens 1 and 2).")
-EDITED_AND = "token 0 scores -3 in slots 0-1 and 1 in slots 2-3, so -2 in the wide head; token 1 scores 1 and 6, so 7"
+EDITED_AND = "token 0: -3 + 1 = -2; token 1: 1 + 6 = 7"
 
 # (what the reader does, then the boxes' shapes top to bottom: tokens, queries, keys, values,
 #  then per drawn head: its slice, its weights, its output; then the concatenation and the output)
@@ -149,7 +148,7 @@ def test_section_1_fits_a_phone_and_axe_finds_nothing_in_it_light_or_dark(browse
     section = page.locator("#why-heads")
     section.locator("details summary").click()
     blend_field(page, 1, 3).fill("-2.5")
-    expect(page.locator("#fig-blend .and-note")).to_contain_text("token 1 scores 1 and 6, so 7")
+    expect(page.locator("#fig-blend .and-note")).to_contain_text("token 1: 1 + 6 = 7")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     boxes = section.locator(".figure-panel, svg.blend-picture, table").evaluate_all(
         "els => els.map(e => e.getBoundingClientRect().right)")
@@ -203,7 +202,7 @@ def test_the_cost_line_waits_for_the_check_and_hides_again_on_another_answer(pag
     wait_ready(page)
     line, note = page.locator("#fig-recipe-line .cost-line"), page.locator('[data-before="recipe"]')
     expect(line).to_be_hidden()
-    expect(note).to_have_text("The counts wait for your answer to the question above.")
+    expect(note).to_have_text("The counts wait for your answer above.")
     show_counts(page)
     expect(line).to_be_visible()
     expect(note).to_be_hidden()
@@ -216,7 +215,7 @@ def test_a_typed_sequence_length_shows_the_n_by_n_share_and_junk_shows_the_sente
     field, error = reader.locator("#cost-seq-len"), reader.locator("#cost-seq-len-error")
     expect(field).to_have_value("8192")                            # Llama-3-8B's full context
     expect(share(reader)).to_have_text(["62%", "44%"])
-    expect(reader.locator("#fig-cost-share")).to_contain_text("n(n+1)/2 = 33,558,528, 50% of them.")
+    expect(reader.locator("#fig-cost-share")).to_contain_text("of 893,353,197,568 multiply-adds")
     field.fill("2")
     expect(share(reader)).to_have_text(["0.04%", "0.03%"])
     expect(reader.locator("#fig-cost-share .cost-share")).to_contain_text("over 2 tokens")
@@ -273,8 +272,7 @@ def test_the_line_and_the_field_fit_a_phone(browser, site_url):
     show_counts(page)
     expect(page.locator("#fig-recipe-line")).to_contain_text("8 heads sharing 1 key/value head")
     expect(share(page)).to_have_text(["99.95%", "99.90%"])
-    for selector in ("#fig-recipe-line .cost-line", "#cost-seq-len", "#fig-cost-share .cost-share",
-                     "#fig-cost-share .cost-share-note"):
+    for selector in ("#fig-recipe-line .cost-line", "#cost-seq-len", "#fig-cost-share .cost-share"):
         box = page.locator(selector).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 375, selector
     assert page.evaluate("document.documentElement.scrollWidth") <= 375

@@ -132,7 +132,7 @@ def test_the_live_tables_print_2_decimals_until_the_reader_asks_for_4_and_the_sa
         for label, rows in expected.items():
             assert [[text(td) for td in row] for row in weight_cells(table(tree, label))] == rows
         entropy = [text(p) for p in find(tree, "p") if "entropy" in class_list(p)]
-        assert entropy[0] == "entropy per row: " + ", ".join(
+        assert entropy[0] == "entropy: " + ", ".join(
             f"{mha.entropy(row):.{digits}f}" for row in before.result.weights[0]) + " bits"
         outputs = FIGURES["fig-outputs"].build(state, before, None)
         assert [text(td) for td in find(outputs, "td")][:4] == [f"{x:.{digits}f}" for x in before.result.concat[0]]

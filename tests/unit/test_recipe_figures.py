@@ -37,15 +37,14 @@ pytestmark = pytest.mark.usefixtures("built_site")
 BLEND = [[6.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
 HEAD_0_DOTS, HEAD_1_DOTS, WIDE_DOTS = [6, 1, 1], [1, 6, 1], [7, 7, 2]
 CONCAT_TEXT, WIDE_TEXT = "[5.7246, 0.0275, 5.7246, 0.0275]", "[3.4014, 0.4803, 3.4014, 0.4803]"
-AND_TEXT = ("token 0 scores 6 in slots 0-1 and 1 in slots 2-3, so 7 in the wide head; token 1 scores 1 and 6, so 7; "
-            "token 2 scores 1 and 1, so 2")
+AND_TEXT = ("Scores (q · k), slots 0-1 + slots 2-3 = the wide head's: token 0: 6 + 1 = 7; token 1: 1 + 6 = 7; "
+            "token 2: 1 + 1 = 2.")
 # An edit: token 0 slot 0 = -3, token 1 slot 3 = 2.5. Dot products with [1, 0, 1, 0]: token 0 -3 and 1, -2 in all
 # four; token 1 1 and 6, 7; the query 1 and 1, 2. The largest size is still 6: the -3 bar hangs 28 x 3 / 6 = 14 down.
 EDITED = [[-3.0, 0.0, 1.0, 1.0], [1.0, 1.0, 6.0, 2.5], [1.0, 0.0, 1.0, 0.0]]
-EDITED_AND = ("token 0 scores -3 in slots 0-1 and 1 in slots 2-3, so -2 in the wide head; token 1 scores 1 and 6, "
-              "so 7; token 2 scores 1 and 1, so 2")
+EDITED_AND = "token 0: -3 + 1 = -2; token 1: 1 + 6 = 7; token 2: 1 + 1 = 2."
 SECTION = Path(__file__).resolve().parents[2] / "site" / "sections" / "why-heads.html"
-MAX_PROSE_WORDS = 300  # issue 23: section 1's prose outside its figure panel
+MAX_PROSE_WORDS = 200  # issues 23 and 46: section 1's prose outside its figure panel (about 270 before 46)
 
 # Section 2's cost line, (tokens, width, heads, kv_heads) -> the sentence, worked by hand:
 # - 2 tokens, width 4: W_Q .. W_O 4 x 4 = 16 each, 64; multiply-adds 3 x 2 x 4 x 4 = 96 projections,
@@ -81,10 +80,10 @@ LINES = [
 #   n = 8192: 67,108,864 pairs, 8/13 = 61.5% of 893,353,197,568; causal 33,558,528 pairs (half of
 #   67,108,864 plus 4,096), 8193/18433 = 44.4%.
 #   n = 1: one pair, masked or not: 8,192 of 41,951,232 = 0.0195%.
-SHARES = [  # (n, the shares printed: every pair, causal; the multiply-adds; pairs, causal pairs, their share)
-    (2, "0.04%", "0.03%", "83,918,848", "4", "3", "75%"),
-    (8192, "62%", "44%", "893,353,197,568", "67,108,864", "33,558,528", "50%"),
-    (1, "0.02%", "0.02%", "41,951,232", "1", "1", "100%"),
+SHARES = [  # (n, the shares printed: every pair, causal; the multiply-adds)
+    (2, "0.04%", "0.03%", "83,918,848"),
+    (8192, "62%", "44%", "893,353,197,568"),
+    (1, "0.02%", "0.02%", "41,951,232"),
 ]
 
 # (tokens, width, heads, kv_heads) -> the labels drawn, by hand: d/h and kv_heads x d/h.
@@ -176,8 +175,8 @@ def test_the_default_picture_prints_the_hand_worked_weights_outputs_and_scores()
     # issue 28: the wide head returns an average (3.40 between 6 and 1); each narrow head, mostly one token's own half
     assert ("One wide head: [3.40, 0.48, 3.40, 0.48] is an average: no token gets more than half its weight "
             "(0.48 each to tokens 0 and 1).") in said
-    assert ("Two heads, side by side. Head 0's part, [5.72, 0.03], is mostly token 0's own [6, 0]: it gives 0.94 "
-            "to token 0. Head 1's part, [5.72, 0.03], is mostly token 1's own [6, 0]: it gives 0.94 to token 1.") in said
+    assert ("Two heads. Head 0's part, [5.72, 0.03], is mostly token 0's own [6, 0] (weight 0.94). "
+            "Head 1's part, [5.72, 0.03], is mostly token 1's own [6, 0] (weight 0.94).") in said
     assert f"{head_0_out[0]:.2f}" == "5.72" and f"{average(wide, BLEND)[0]:.2f}" == "3.40"
     assert AND_TEXT in said and said.count(".") >= 3
 
@@ -198,7 +197,7 @@ def test_an_edit_redraws_the_picture_and_the_and_sentence_from_the_new_numbers()
 @pytest.mark.parametrize("tokens, said, unsaid", [
     # both heads favour token 0: dot products 6, 1, 1 in each head's slots; the wide head's 12, 2, 2 give it 0.99
     ([[6.0, 0.0, 6.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]],
-     "Head 1's part, [5.72, 0.00], is mostly token 0's own [6, 0]: it gives 0.94 to token 0.", "an average"),
+     "Head 1's part, [5.72, 0.00], is mostly token 0's own [6, 0] (weight 0.94).", "an average"),
     # three equal tokens: every weight 1/3, so no head gives any token more than half
     ([[1.0, 1.0, 1.0, 1.0]] * 3, "no token gets more than half its weight (0.33 each to tokens 0, 1 and 2)",
      "mostly"),
@@ -236,7 +235,7 @@ def test_section_1s_prose_has_no_build_time_numbers_and_stays_short():
     assert "fig-blend" not in outside
     words = sum(len(re.sub(r"<[^>]+>", " ", body).split())
                 for _, body in re.findall(r"<(p|li)\b[^>]*>(.*?)</\1>", outside, flags=re.S))
-    assert 150 < words <= MAX_PROSE_WORDS
+    assert 100 < words <= MAX_PROSE_WORDS
 
 
 # --- section 2: the data flow --------------------------------------------------------
@@ -316,29 +315,25 @@ def test_the_cost_line_tells_the_truth_at_every_setting_the_page_offers(width):
 
 # --- section 2: the sequence length's share ----------------------------------------------------
 
-@pytest.mark.parametrize("n, every, causal, multiply_adds, pairs, kept, kept_share", SHARES)
-def test_the_share_prints_the_hand_worked_percentages(n, every, causal, multiply_adds, pairs, kept, kept_share):
-    share, note = FIGURES["fig-cost-share"].build({**figure_state.default_state(), "cost_seq_len": n}, None, None)
+@pytest.mark.parametrize("n, every, causal, multiply_adds", SHARES)
+def test_the_share_prints_the_hand_worked_percentages(n, every, causal, multiply_adds):
+    (share,) = FIGURES["fig-cost-share"].build({**figure_state.default_state(), "cost_seq_len": n}, None, None)
     dom.check(share)
-    dom.check(note)
     assert [text(strong) for strong in find(share, "strong")] == [every, causal]
-    assert text(share).startswith("One attention layer of Llama-3-8B, the MLP not counted (d = 4,096; 32 query "
-                                  f"heads, 8 key/value heads, width 128) over {n:,} token")
-    assert f"is {every} of its {multiply_adds} multiply-adds, {causal} with a causal mask" in text(share)
-    assert f"every query-key pair, n × n = {pairs} a head" in text(note)
-    assert f"n(n+1)/2 = {kept}, {kept_share} of them." in text(note)
-    assert "built for" not in text(note)
+    assert text(share) == (f"In one attention layer of Llama-3-8B (MLP aside) over {n:,} "
+                           f"token{'s' if n > 1 else ''}, the n × n part (scores and weighted sums) is {every} of "
+                           f"{multiply_adds} multiply-adds, {causal} under a causal mask.")
 
 
 def test_the_share_holds_the_exact_fractions_for_the_tests_and_screen_readers_read_the_percent():
-    share, _ = recipe.cost_share(8192)
+    (share,) = recipe.cost_share(8192)
     assert [float(strong[1]["data-value"]) for strong in find(share, "strong")] == \
         pytest.approx([8 / 13, 8193 / 18433], abs=1e-15)
 
 
 def test_a_length_beyond_the_models_context_is_counted_and_said():
-    _, note = recipe.cost_share(8193)
-    assert text(note).endswith("Llama-3-8B was built for 8,192 tokens: the count goes on, the model was not "
+    (share,) = recipe.cost_share(8193)
+    assert text(share).endswith("Llama-3-8B was built for 8,192 tokens: the count goes on, the model was not "
                                "trained to read that far.")
 
 
@@ -362,8 +357,7 @@ def test_the_field_holds_the_states_length_and_redraws_with_a_link_or_a_reset():
     assert set(FIGURES["fig-cost-share"].redraw) == {"controls", "cost"}  # and its own field (main.INPUTS)
 
 
-def test_the_section_2_prose_names_the_model_and_the_lessons_sizes():
+def test_the_section_2_prose_names_the_model():
     values = prose()
     assert values["cost-model"] == "Llama-3-8B"
-    assert (values["recipe-width"], values["recipe-heads"], values["recipe-head-width"]) == ("4", "2", "2")
     assert not [key for key in values if key.startswith("cost-model-")]  # the old table's prose is gone

@@ -77,7 +77,7 @@ def test_page_urls_are_relative(built_site):
     sources = page[page.index('<section id="references"'):]
     sources = sources[:sources.index("</section>")]
     links = re.findall(r'<a href="([^"]+)"', sources)
-    assert len(links) == 10 and all(u.startswith("https://") for u in links), links
+    assert len(links) == 9 and all(u.startswith("https://") for u in links), links
     urls = URL_ATTRIBUTE.findall(page.replace(sources, ""))
     assert any(u.startswith("./") for u in urls), "no relative URLs found: the pattern is broken"
     inline = [u for u in urls if u.startswith("data:")]  # the empty favicon: no request at all
