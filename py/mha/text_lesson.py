@@ -62,6 +62,11 @@ class Id(NamedTuple):
     def prompt_length(self):
         return self.last + self.start
 
+    @property
+    def needs(self):
+        """Characters the exact repeat's prompt and the id's end take: the prompt, ' ' + a second copy, the end."""
+        return self.prompt_length + 1 + len(self.text) + len(self.end)
+
 
 class Trial(NamedTuple):
     """One prompt and what the model does after it."""
@@ -115,16 +120,17 @@ def near_duplicate_prompts(text, context):
         return [("yours", prompt)]
     after = found.first + len(found.text)
     inserted = [text[:after] + " " + copy + text[after:found.prompt_length] for copy in (found.text, found.near)]
-    needs = len(inserted[0]) + len(found.end)
-    if needs > context:
-        raise ValueError(f"With a second copy and the id's end the experiment needs {needs} "
+    if found.needs > context:
+        raise ValueError(f"With a second copy and the id's end the experiment needs {found.needs} "
                          f"characters, over the model's {context}: shorten the text before the id's last copy.")
     return [("one", prompt), ("exact", inserted[0]), ("near", inserted[1])]
 
 
 class Typical(NamedTuple):
     """typical()'s medians, over `count` random ids: p of the earlier copy's end after one copy, after an exact
-    repeat and after a near-duplicate, and how often the near-duplicate's greedy guesses write each end."""
+    repeat, after a near-duplicate and (the control) after an unrelated id of the same length; paired, how many ids
+    each insertion lowers that p for; how often the near-duplicate's greedy guesses write each end, and how often the
+    one-copy prompt's write the whole end (writes_alone: free-running, not given the true characters)."""
 
     count: int
     one: float
@@ -132,6 +138,16 @@ class Typical(NamedTuple):
     near: float
     writes_own: int
     writes_other: int
+    unrelated: float = None
+    exact_lowers: int = None
+    near_lowers: int = None
+    unrelated_lowers: int = None
+    writes_alone: int = None
+
+    @property
+    def writes_neither(self):
+        """Ids for which the near-duplicate prompt's greedy guesses write neither end."""
+        return self.count - self.writes_own - self.writes_other
 
 
 def typical_ids(count=TYPICAL_COUNT, seed=TYPICAL_SEED, length=TYPICAL_LENGTH):
@@ -148,22 +164,39 @@ def _median(values):
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
+def unrelated_word(word, draw):
+    """A random word of SWAP's characters as long as word, not sharing its first MIN_ID (draw: a random.Random)."""
+    while True:
+        other = "".join(draw.choice(SWAP) for _ in word)
+        if other[:MIN_ID] != word[:MIN_ID]:
+            return other
+
+
 def typical(model, ids=None, form=DEFAULT_FORM, reader=None):
-    """The near-duplicate experiment on each id in form (typical_ids() by default): Typical, the medians.
+    """The near-duplicate experiment on each id in form (typical_ids() by default), and its control (an unrelated
+    word inserted where the near-duplicate goes): Typical, the medians and paired counts.
     reader(text) -> (probabilities, weights), as mha.text.measure takes it (default: mha.text.read)."""
-    one, exact, near, own, other = [], [], [], 0, 0
+    p = {"one": [], "exact": [], "near": [], "unrelated": []}
+    own = other = alone = 0
+    draw = random.Random(TYPICAL_SEED + 1)
     for word in ids or typical_ids():
         text = form.replace("{id}", word)
         found = find_id(text)
         prompts = dict(near_duplicate_prompts(text, model.context))
-        one.append(_teacher_forced(model, reader, prompts["one"], found.end)[0])
-        exact.append(_teacher_forced(model, reader, prompts["exact"], found.end)[0])
+        prompts["unrelated"] = prompts["near"].replace(f"{word} {found.near}", f"{word} {unrelated_word(word, draw)}", 1)
+        for kind in ("exact", "unrelated"):
+            p[kind].append(_teacher_forced(model, reader, prompts[kind], found.end)[0])
+        p_one, writes_one = _teacher_forced(model, reader, prompts["one"], found.end)
+        p["one"].append(p_one)
+        alone += bool(writes_one)
         p_end, writes_end = _teacher_forced(model, reader, prompts["near"], found.end)
         writes_near = _teacher_forced(model, reader, prompts["near"], found.near_end)[1]
-        near.append(p_end)
+        p["near"].append(p_end)
         own += writes_end
         other += writes_near and not writes_end
-    return Typical(len(one), _median(one), _median(exact), _median(near), own, other)
+    lowers = {kind: sum(bool(after < before) for before, after in zip(p["one"], p[kind])) for kind in p}
+    return Typical(len(p["one"]), _median(p["one"]), _median(p["exact"]), _median(p["near"]), own, other,
+                   _median(p["unrelated"]), lowers["exact"], lowers["near"], lowers["unrelated"], alone)
 
 
 def _teacher_forced(model, reader, prompt, continuation):

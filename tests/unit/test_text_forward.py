@@ -8,7 +8,7 @@ import pytest
 
 import mha.text
 import mha.text.reading
-from text_reference import encode, forward, shipped
+from text_reference import encode, forward, matrix, shipped
 
 MODEL = mha.text.load()
 DATA = shipped()
@@ -29,6 +29,42 @@ def test_logits_and_weights_match_numpy_to_1e_5(text, off):
         assert [len(row) for row in rows] == list(range(1, len(text) + 1))  # causal: row i covers 0..i
         square = np.array([list(row) + [0.0] * (len(text) - len(row)) for row in rows])
         assert np.abs(square - weights[layer, head][0]).max() <= 1e-5
+
+
+@pytest.mark.parametrize("off", [(), ((1, 2),)], ids=["all on", "1.2 off"])
+def test_each_heads_write_is_its_direct_share_of_the_logits(off):
+    """The heads' writes add up to the logits less what the input alone gives (x0 W_readout + bias: the readout is
+    linear, and each layer adds its heads' outputs to the stream); a layer-0 head's write, worked in numpy from the
+    input (its weights on x0 W_v, through its rows of W_o and the readout); a head that is off writes zeros."""
+    text = HELD_OUT[1]
+    reading = mha.text.read(MODEL, text, off)
+    position = len(text) - 1
+    writes = np.array(mha.text.writes(MODEL, reading, position))  # layers x heads x vocab
+    logits, weights = forward(DATA, encode(DATA, [text]), off)
+    w, hw = DATA["weights"], MODEL.head_width
+    d = MODEL.width
+    angle = position / np.power(10000.0, np.arange(0, d, 2) / d)
+    x0 = matrix(w["embed"])[[DATA["vocab"].index(c) for c in text]]
+    x0_last = x0[position] + np.stack([np.sin(angle), np.cos(angle)], -1).reshape(d)
+    direct = x0_last @ matrix(w["readout"]) + matrix(w["readout_bias"])[0]
+    assert np.abs(writes.sum(axis=(0, 1)) - (logits[0, position] - direct)).max() <= 1e-5
+    angles = np.arange(len(text))[:, None] / np.power(10000.0, np.arange(0, d, 2) / d)[None, :]
+    x0 = x0 + np.stack([np.sin(angles), np.cos(angles)], -1).reshape(len(text), d)
+    block = w["layers"][0]
+    for head in range(MODEL.heads):
+        values = (x0 @ matrix(block["w_v"]))[:, head * hw:(head + 1) * hw]
+        out = weights[0, head][0][position] @ values
+        expected = out @ matrix(block["w_o"])[head * hw:(head + 1) * hw] @ matrix(w["readout"])
+        assert np.abs(writes[0][head] - expected).max() <= 1e-5
+    for layer, head in off:
+        assert not writes[layer][head].any()
+    top = mha.text.top_writes(MODEL, reading, position)
+    for layer, head in MODEL.names:
+        if (layer, head) in off:
+            assert top[layer, head] is None
+        else:
+            best = int(np.argmax(writes[layer][head]))
+            assert top[layer, head] == (MODEL.vocab[best], pytest.approx(writes[layer][head][best], abs=1e-9))
 
 
 def test_guess_and_probability_are_the_softmax_argmax_of_the_logits():

@@ -196,9 +196,9 @@ def test_the_typical_medians_are_mha_text_lesson_typical_on_numpy_s_forward_pass
         return probs / probs.sum(-1, keepdims=True), None
     got = mha.text_lesson.typical(mha.text.from_data(data), reader=reader)._asdict()
     measured = data["measurements"]["typical"]
-    assert {k: got[k] for k in ("count", "writes_own", "writes_other")} == {
-        k: measured[k] for k in ("count", "writes_own", "writes_other")}
-    for key in ("one", "exact", "near"):
+    counts = ("count", "writes_own", "writes_other", "writes_alone", "exact_lowers", "near_lowers", "unrelated_lowers")
+    assert {k: got[k] for k in counts} == {k: measured[k] for k in counts}
+    for key in ("one", "exact", "near", "unrelated"):
         assert measured[key] == pytest.approx(got[key], rel=1e-5), key
 
 

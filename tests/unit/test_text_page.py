@@ -7,6 +7,7 @@ rules), never by the page's own formatters.
 """
 
 import math
+import random
 import types
 
 import numpy as np
@@ -296,26 +297,39 @@ def test_the_experiment_s_sentences_print_mha_texts_probabilities(seed, off):
 
 
 def test_typical_is_the_median_over_its_fixed_random_ids_of_each_experiments_p():
+    """Each insertion after the id's first copy (itself, a near-duplicate, an unrelated word: the control, drawn
+    from random.Random(1) until its first 3 differ), its median p and, paired with the prompt as written, how many
+    ids it lowers p for; and how many ids greedy decoding writes whole, as written and beside a near-duplicate."""
     ids = lesson.typical_ids(count=3)
     assert ids == lesson.typical_ids(count=3) and all(len(i) == 6 and set(i) <= set(lesson.SWAP) for i in ids)
     got = lesson.typical(MODEL, ids)
-    ones, exacts, nears, own, other_wins = [], [], [], 0, 0
+    draw = random.Random(1)
+    ps, own, other_wins, alone = {"one": [], "exact": [], "near": [], "unrelated": []}, 0, 0, 0
     for word in ids:  # recomputed from mha.text.read's probabilities, one character at a time
         end, other = word[3:], lesson.near_end(word[3:])
+        unrelated = "".join(draw.choice(lesson.SWAP) for _ in word)
+        while unrelated[:3] == word[:3]:
+            unrelated = "".join(draw.choice(lesson.SWAP) for _ in word)
         text = DEFAULT.replace("k7q2xm", word)
-        prompts = [text[:-3], text.replace(f'"{word}"', f'"{word} {word}"')[:-3],
-                   text.replace(f'"{word}"', f'"{word} {word[:3] + other}"')[:-3]]
-        for found, prompt in zip((ones, exacts, nears), prompts):
+        prompts = {"one": text[:-3], "exact": text.replace(f'"{word}"', f'"{word} {word}"')[:-3],
+                   "near": text.replace(f'"{word}"', f'"{word} {word[:3] + other}"')[:-3],
+                   "unrelated": text.replace(f'"{word}"', f'"{word} {unrelated}"')[:-3]}
+        for kind, prompt in prompts.items():
             probs = mha.text.read(MODEL, prompt + end).probabilities
-            found.append(float(np.prod([probs[len(prompt) - 1 + k][MODEL.vocab.index(c)]
-                                        for k, c in enumerate(end)])))
-        written = mha.text.greedy(MODEL, prompts[2], 3).text
+            ps[kind].append(float(np.prod([probs[len(prompt) - 1 + k][MODEL.vocab.index(c)]
+                                           for k, c in enumerate(end)])))
+        written = mha.text.greedy(MODEL, prompts["near"], 3).text
         own += written == end
         other_wins += written == other
+        alone += mha.text.greedy(MODEL, prompts["one"], 3).text == end
     assert got.count == 3
-    assert (got.one, got.exact, got.near) == pytest.approx((np.median(ones), np.median(exacts), np.median(nears)),
-                                                           rel=1e-9)
-    assert (got.writes_own, got.writes_other) == (own, other_wins)
+    assert (got.one, got.exact, got.near, got.unrelated) == pytest.approx(
+        tuple(np.median(ps[kind]) for kind in ("one", "exact", "near", "unrelated")), rel=1e-9)
+    lowers = {kind: sum(a < b for a, b in zip(ps[kind], ps["one"])) for kind in ("exact", "near", "unrelated")}
+    assert (got.exact_lowers, got.near_lowers, got.unrelated_lowers) == (lowers["exact"], lowers["near"],
+                                                                         lowers["unrelated"])
+    assert (got.writes_own, got.writes_other, got.writes_alone) == (own, other_wins, alone)
+    assert got.writes_neither == 3 - own - other_wins
 
 
 def test_two_probabilities_side_by_side_get_more_decimals_only_where_2_would_print_them_alike():

@@ -128,3 +128,37 @@ def _advance(model, earlier, more, off):
 def _argmax(row):
     """The index of the largest entry (the first, on a tie)."""
     return max(range(len(row)), key=row.__getitem__)
+
+
+def writes(model, reading, position):
+    """What each head writes straight into the guess at `position` (its direct effect on the logits):
+
+        write[layer][head] = (weights[position] @ values) @ w_o[head's rows] @ readout     (len(vocab) numbers)
+
+    the head's output there, through its block of w_o's rows (its share of step 3) and the readout. A head that is
+    off writes zeros. This leaves out what a layer-0 head writes for layer 1 to read: only the direct path."""
+    hw = model.head_width
+    result = []
+    for layer, (_, _, _, w_o) in enumerate(model.blocks):
+        row = []
+        for head in range(model.heads):
+            weights = reading.weights[layer][head][position]
+            values = reading.values[layer][head][:position + 1]
+            output = weighted_sum([list(weights)], values)[0]  # (hw,)
+            if (layer, head) in reading.off:
+                output = [0.0] * hw
+            into_stream = matmul([output], w_o[head * hw:(head + 1) * hw])  # (1, width)
+            row.append(matmul(into_stream, model.readout)[0])  # (len(vocab),)
+        result.append(row)
+    return result
+
+
+def top_writes(model, reading, position):
+    """{(layer, head): (the character whose logit the head's direct write at `position` raises most, that raise)},
+    None for a head that is off."""
+    result = {}
+    for layer, row in enumerate(writes(model, reading, position)):
+        for head, write in enumerate(row):
+            best = _argmax(write)
+            result[layer, head] = None if (layer, head) in reading.off else (model.vocab[best], write[best])
+    return result
