@@ -66,7 +66,6 @@ def draw_model():
     draw("fig-train-story", train_state.story_trees(STATE, _data["run"]))
     draw("fig-train-reads", train_state.reads_trees(STATE, _data["run"]))
     draw("fig-seeds", train_state.seeds_trees(STATE, _data["run"]))
-    draw("fig-train-copy", train_state.copy_trees(STATE, _data["run"]))
     draw_patterns()
 
 

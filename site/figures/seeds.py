@@ -22,7 +22,7 @@ WIDTH, HEIGHT = 400, 150        # viewBox units
 LEFT, RIGHT, TOP, BOTTOM = 34, 8, 8, 26
 CHANCE = 1 / mha.training.VOCAB  # a blind guess is right one time in six
 LEARNED = mha.training.LEARNED_MIN
-KINDS = {"pair": "previous-token head, then induction head", "other": "learned another way",
+KINDS = {"pair": "previous-token head, then induction head", "other": "learned with a weaker pair, or none",
          "stalled": f"no pair, below {LEARNED:.0%}"}
 
 
@@ -34,7 +34,7 @@ def sweep():
 
 def kind(row):
     """'pair' (classify's pair, whatever the accuracy: as section 8's story says it), else 'other' (learned
-    another way) or 'stalled' (under the learned line)."""
+    without it: way() says how) or 'stalled' (under the learned line)."""
     return "pair" if row["kind"] == "pair" else "other" if row["learned"] else "stalled"
 
 
@@ -54,15 +54,22 @@ def _y(accuracy):
     return TOP + (HEIGHT - TOP - BOTTOM) * (1 - accuracy)
 
 
-SHORT = {"pair": "the pair", "other": "another way", "stalled": "stalled"}  # a dot's title, one a seed
+SHORT = {"pair": "the pair", "stalled": "stalled"}  # a dot's title, one a seed ("other": way())
+
+
+def way(row):
+    """How a seed that learned without the pair learned: 'a weaker pair' (a previous-token head before its top
+    induction head, a score under its line) or 'no previous-token head' (none before its top induction head)."""
+    return "a weaker pair" if row["previous_token_head"] is not None else "no previous-token head"
 
 
 def _describe(row):
-    """'seed 22: 99.5% held-out, another way; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
+    """'seed 22: 99.5% held-out, a weaker pair; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
     its line, so seed 75's 0.798 does not read as 0.80; every row keeps its score unrounded, so it is rounded once,
     here)."""
     layer, head = row["induction_head"]
-    return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {SHORT[kind(row)]}; "
+    said = way(row) if kind(row) == "other" else SHORT[kind(row)]
+    return (f"seed {row['seed']}: {row['accuracy']:.1%} held-out, {said}; "
             f"top induction: layer {layer} head {head}, {beside(row['induction'], mha.training.INDUCTION_MIN)}")
 
 
@@ -131,14 +138,29 @@ def summary(rows):
 
 
 def try_seed(rows):
-    """A seed that learned without the pair, and what it did instead, for the reader to train."""
+    """The seeds that learned without the pair, grouped by way(), and one of them for the reader to train."""
     other = [row for row in rows if kind(row) == "other"]
     if not other:
         return "Every seed that learned formed the pair at these settings."
-    row = other[0]
-    layer, head = row["induction_head"]
-    return (f"Seed {row['seed']} learns ({row['accuracy']:.1%} held-out) without one: its strongest induction "
-            f"head, layer {layer} head {head}, scores only {row['induction']:.3f}. Train it above.")
+    groups = {}
+    for row in other:
+        groups.setdefault(way(row), []).append(str(row["seed"]))
+
+    def said(name, seeds, verb=""):
+        whose = "its" if len(seeds) == 1 else "their"
+        return (f"{listed(seeds)}{verb} with the same pair, weaker (a score under its line)" if name == "a weaker pair"
+                else f"{listed(seeds)}{verb} with no previous-token head before {whose} top induction head")
+
+    (name, seeds), *rest = groups.items()
+    one = len(seeds) == 1
+    first = ("Seed " if one else "Seeds ") + said(name, seeds, " learns" if one else " learn")
+    others = [said(way_name, more) for way_name, more in rest]
+    return "; ".join([first, *others]) + f". Train seed {other[0]['seed']} above."
+
+
+def listed(values):
+    """'22', '22 and 75', '22, 24 and 55'."""
+    return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
 
 
 def figure(rows, steps=None, mine=None):
@@ -158,8 +180,7 @@ def calls(rows):
         side = "under" if closest[key] < line else "over"
         printed = beside(closest[key], line, gap=True)
         said.append(f"seed {closest['seed']}'s {name} head scores {printed}, just {side} {line}")
-    return (f"The kinds are calls against the lines ({mha.training.PREVIOUS_TOKEN_MIN} and "
-            f"{mha.training.INDUCTION_MIN}): {said[0]}; {said[1]}.")
+    return f"The kinds are calls against lines: {said[0]}; {said[1]}."
 
 
 FIGURES = {  # static: drawn at build time only (the sweep does not change with any control)

@@ -349,9 +349,8 @@ def probe(params, tokens, model_name, off=frozenset()):
              ["thead", {}, head], ["tbody", {}, seq, nxt]]
     return [head_maps(trace.weights, tokens, "your sequence", readable=True, off=off),
             ["p", {"class": "note train-readout"},
-             "Point at a cell, or tab to a square and use the arrow keys, for its exact weight."],
-            ["p", {"class": "note"}, "At each position, the letter the model expects next; outlined where the "
-                                     "next letter you typed matches it."],
+             "Point at or tab to a cell for its weight."],
+            ["p", {"class": "note"}, "Under each letter, the model's guess for the next; outlined where right."],
             ["div", {"class": "grid-wrap", "tabindex": 0, "role": "region", "aria-label": "the guesses, scrollable"},
              table]]
 
@@ -367,7 +366,7 @@ def switched_text(off):
     return ", ".join(head_label(*n) for n in sorted(off))
 
 
-def scores_table(measured, names, off, model_name):
+def scores_table(measured, names, off, model_name, params=None):
     """Per head: its two scores with the heads in off switched off, and the held-out accuracy with it switched off
     too (a head already off: a row of dashes, class off); then the one accuracy line, and what single heads do (heads_note)."""
     mask = mask_of(names, off)
@@ -398,7 +397,7 @@ def scores_table(measured, names, off, model_name):
              ["caption", {}, caption],
              ["thead", {}, head], ["tbody", {}, *rows]],
             ["p", {"class": "train-accuracy", "id": "train-accuracy"}, line],
-            heads_note(describe_run(measured))]
+            heads_note(describe_run(measured), params)]
 
 
 def switches(names, off, enabled):
@@ -422,14 +421,14 @@ def describe_run(measured, finished=True):
     {"accuracy", "induction": (the top induction head, its score), "previous": (the top previous-token head of an
      earlier layer, its score) or None, "kind": "circuit" (mha.training.classify finds its pair), "early" (the top
      induction head reaches INDUCTION_MIN in layer 0), "forming" (no pair yet, at a checkpoint before the run's end: finished
-     False), "stalled" (accuracy below LEARNED) or "other" (learned another way), tried in that order;
+     False), "stalled" (accuracy below LEARNED) or "other" (learned without the pair), tried in that order;
      "missing": classify's failed conditions; "without": [(name, accuracy with it alone off)]; "leaning": the
      (name, accuracy) of the head whose loss costs most; "sharing": the heads of the previous-token head's layer
      whose previous-token score reaches PREVIOUS_MIN, as (name, score); "sharing_off": the accuracy with all of them
      off (None when that set was not measured); "free": heads whose loss costs nothing,
      as (name, accuracy); "first_token": the induction head's (weight on the first token where the letter has no
      earlier twin, the same for even weights); "earlier": (name, the induction head's score with it off) for each
-     head of an earlier layer, lowest first; "copy", "copy_head": the id demo (mha.training.copy_demo)}."""
+     head of an earlier layer, lowest first}."""
     names = [tuple(n) for n in measured["heads"]]
     scores = list(zip(names, measured["scores"]))
     accuracy = measured["ablated"][0]
@@ -445,7 +444,6 @@ def describe_run(measured, finished=True):
     sharing = [] if previous is None else [(name, s[0]) for name, s in scores
                                            if name[0] == previous[0][0] and s[0] >= PREVIOUS_MIN]
     sharing_off = measured["ablated"][mask_of(names, {name for name, _ in sharing})] if len(sharing) > 1 else None
-    copy = measured["copy"]
     earlier = [(name, off[names.index(ind_name)][1]) for i, name in enumerate(names)
                if name[0] < ind_name[0] and (off := measured["scores_off"][1 << i]) is not None]
     return {"accuracy": accuracy, "induction": (ind_name, verdict["induction"]), "previous": previous,
@@ -453,9 +451,7 @@ def describe_run(measured, finished=True):
             "kind": kind, "missing": verdict["missing"], "without": without,
             "leaning": min(without, key=lambda pair: pair[1]), "sharing": sharing, "sharing_off": sharing_off,
             "free": [(name, acc) for name, acc in without if acc >= accuracy],
-            "first_token": measured["first_token"][names.index(ind_name)],
-            "copy_head": tuple(copy["head"]), "copy": {text: copy[key] for text, key in ((REPEAT, "repeat"),
-                                                                                          (NEAR, "near"))}}
+            "first_token": measured["first_token"][names.index(ind_name)]}
 
 
 def score(x):
@@ -482,7 +478,8 @@ def story(facts, whose):
         second = f"No pair: {why_no_pair(facts)}; and it is still below {percent(LEARNED)}."
     else:
         name, acc = facts["leaning"]
-        second = (f"No pair: {why_no_pair(facts)}. It learned another way, leaning most on {head_label(*name)} "
+        how = "with the same pair, weaker" if facts["previous"] is not None else "with no previous-token head before it"
+        second = (f"No pair: {why_no_pair(facts)}. It learned {how}, leaning most on {head_label(*name)} "
                   f"(without it, {percent(acc)}).")
     return [["p", {}, first, ". ", second]]
 
@@ -516,71 +513,49 @@ def why_no_pair(facts):
     return " and ".join(reasons)
 
 
-def heads_note(facts):
+def heads_note(facts, params=None):
     """What the scores table shows about single heads, one claim a sentence, each rendered from the run: the
     heads that share the previous-token job, the heads that cost nothing, where the induction head looks when
     the letter has no earlier twin."""
     said = []
     if len(facts["sharing"]) > 1:
         layer = facts["sharing"][0][0][0]
-        said.append(f"Layer {layer}'s previous-token job is shared: " + " and ".join(
-            f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}.")
         alone = dict(facts["without"])
         # a layer has two heads (mha.training.HEADS), so the heads that share its job are "both"
-        both = "" if facts["sharing_off"] is None else f"; with both off: {percent(facts['sharing_off'])}"
-        said.append("Held-out accuracy with one of them off: " + " and ".join(
-            percent(alone[name]) for name, _ in facts["sharing"]) + f"{both}.")
+        both = "" if facts["sharing_off"] is None else f", both: {percent(facts['sharing_off'])}"
+        said.append(f"Layer {layer} shares the previous-token job: " + " and ".join(
+            f"{head_label(*name)} ({score(s)})" for name, s in facts["sharing"]) + f" each pass {PREVIOUS_MIN}; "
+            "accuracy with one off: " + " and ".join(percent(alone[name]) for name, _ in facts["sharing"]) +
+            f"{both}.")
     for name, acc in facts["free"]:
-        said.append(f"Switching off {head_label(*name)} costs nothing ({percent(acc)} without it).")
-    (name, _), (weight, even) = facts["induction"], facts["first_token"]
-    verdict = (f"at least {SINK}: an attention sink (section 10)" if weight >= SINK else
-               f"under {SINK}: it does not park there")
-    said.append(f"Where a letter has no earlier twin, {head_label(*name)} puts {beside(weight, SINK)} of its weight "
-                f"on the first token, {verdict}; even weights would put {score(even)}.")
+        said.append(f"Without {head_label(*name)}: {percent(acc)}, no cost.")
+    said.append(sink_sentence(facts, params))
     return ["p", {"class": "note train-heads-note"}, " ".join(said)]
 
 
+def sink_rows(params, name, tokens=None):
+    """[(row, the head's weight on the first token)] for each row of SAMPLE (or tokens) after the first whose letter
+    has no earlier twin: where an induction head has nothing to copy."""
+    tokens = parse_sequence(SAMPLE) if tokens is None else tokens
+    rows = mha.training.forward(params, tokens).weights[name[0]][name[1]]
+    return [(i, rows[i][0]) for i in range(1, len(tokens)) if tokens[i] not in tokens[:i]]
+
+
+def sink_sentence(facts, params=None):
+    """Where the induction head looks when the letter has no earlier twin: the held-out average, and (params given)
+    row by row on SAMPLE, since an average can hide rows where it parks on the first token and rows where it does not."""
+    (name, _), (weight, even) = facts["induction"], facts["first_token"]
+    said = (f"Where a letter has no earlier twin, {head_label(*name)} puts {score(weight)} of its weight on the first "
+            f"token on average (even weights: {score(even)})")
+    if params is None:
+        return said + "."
+    rows = sink_rows(params, name)
+    parked = sum(w >= SINK for _, w in rows)
+    return (f"{said}, but {SAMPLE}'s rows {rows[0][0]}-{rows[-1][0]} put {', '.join(score(w) for _, w in rows)}: "
+            f"a sink ({SINK} or more, section 10) on {parked} of {len(rows)}.")
+
+
 SINK = 0.5  # an induction head that puts at least this on the first token, where it has nothing to copy, parks there
-
-
-def copy_story(facts, whose):
-    """The id demo for a measured run: REPEAT (an exact repeat) beside NEAR (a near-duplicate that diverges).
-
-    Each guess is said as measured: a run that does not copy C after FACEACBA's last A is said not to, and a run
-    that guesses C while its top induction head puts under COPIES on the C's is not said to guess C through it."""
-    repeat, near = facts["copy"][REPEAT], facts["copy"][NEAR]
-    name = head_label(*facts["copy_head"])
-    split = " and ".join(share_text(w) for w in repeat["weights"])
-    rg, p, on_c = LETTERS[repeat["guess"]], score(repeat["p"]), sum(repeat["weights"])
-    said = (f"yet the guess is {rg}, not C: this run does not copy here, with p = {p}" if rg != "C" else
-            f"so the guess is C, with p = {p}" if on_c >= COPIES else
-            f"and the guess is C, with p = {p}, but not through this head: it puts {beside(on_c, COPIES)} on the C's "
-            f"together, under {COPIES}")
-    return [["p", {}, f"In {whose}, {name} (its top induction head) puts {split} on the C after each A in ",
-             ["kbd", {}, REPEAT], f": both A's lead to C, {said}. In ",
-             ["kbd", {}, NEAR], f" one A leads to C and one to D: "
-                                f"{' and '.join(share_text(w) for w in near['weights'])}, and {near_verdict(near)}."]]
-
-
-COPIES = 0.5  # the top induction head copies the repeat's C when its weights on the C's add up to at least this
-
-
-SURE = 0.75  # a guess at or over this probability is the model's pick; under it, the sentence gives both odds
-
-
-def near_verdict(near):
-    """The end of the sentence on NEAR, from its measurements: which A's continuation the model picks (what this
-    task's data taught it: the later twin is always the one to copy), or the odds of both when it is unsure."""
-    guess, p = LETTERS[near["guess"]], near["p"]
-    odds = " and ".join(f"{LETTERS[t]} {score(q)}" for t, q in near["continuations"])
-    if p < SURE:
-        return f"the model is unsure: p = {odds}"
-    if near["guess"] not in [t for t, _ in near["continuations"]]:
-        return f"the guess is {guess} with p = {score(p)}, neither A's continuation"
-    which = "later" if near["guess"] == near["continuations"][-1][0] else "earlier"
-    return (f"the guess is {guess} with p = {score(p)}: the {which} A's continuation, "
-            + ("as this task's data taught (the later twin is always the one to copy)" if which == "later" else
-               "though this task's data always rewards the later twin"))
 
 
 def unmeasured(whose):
@@ -620,7 +595,8 @@ def _build_probe_weights(state, view, before):
 def _build_scores(state, view, before):
     data, last = _default()
     return scores_table(data["checkpoints"][last], head_names(data["checkpoints"][last]["params"]), set(),
-                        capitalised(run_name(data, last)))
+                        capitalised(run_name(data, last)),
+                        mha.training.params_from_checkpoint(data["checkpoints"][last]))
 
 
 def _build_switches(state, view, before):
@@ -641,11 +617,6 @@ def _build_story(state, view, before):
 def _build_reads(state, view, before):
     data, last = _default()
     return reads_through(describe_run(data["checkpoints"][last]))
-
-
-def _build_copy(state, view, before):
-    data, last = _default()
-    return copy_story(describe_run(data["checkpoints"][last]), run_name(data, last))
 
 
 # --- numbers in the prose -----------------------------------------------------------------
@@ -708,5 +679,4 @@ FIGURES = {
     "fig-probe-weights": Figure(_build_probe_weights),
     "fig-train-story": Figure(_build_story),
     "fig-train-reads": Figure(_build_reads),
-    "fig-train-copy": Figure(_build_copy),
 }

@@ -96,7 +96,7 @@ def scores_trees(state, data):
         return [["p", {"class": "note"}, f"{fig.capitalised(whose)}: its scores and accuracy are measured when "
                                          f"training ends; the patterns and guesses above already leave out a head "
                                          f"switched off."]]
-    return fig.scores_table(measured, fig.head_names(params), shown_off(state, params), fig.capitalised(whose))
+    return fig.scores_table(measured, fig.head_names(params), shown_off(state, params), fig.capitalised(whose), params)
 
 
 def story_trees(state, data):
@@ -112,12 +112,6 @@ def reads_trees(state, data):
     """fig-train-reads' children: what switching off each earlier head does to the shown run's induction head."""
     _, measured, _ = model(state, data)
     return [] if measured is None else fig.reads_through(fig.describe_run(measured))
-
-
-def copy_trees(state, data):
-    """fig-train-copy's children: the id demo for the shown run."""
-    _, measured, whose = model(state, data)
-    return [] if measured is None else fig.copy_story(fig.describe_run(measured), whose)
 
 
 def seeds_trees(state, data):

@@ -349,6 +349,8 @@ def test_the_switch_off_question_is_checked_against_the_measured_answer(reader):
     reads = reader.locator("#fig-train-reads")  # what each earlier head's switch does: the answer, in numbers
     expect(reader.locator("#q-trained-answer")).to_be_empty()  # hidden until Check
     expect(reads).to_be_hidden()
+    note = reader.locator("#fig-train-scores .train-heads-note")  # which heads share the job: the answer in words
+    expect(note).to_be_hidden()
     expect(reader.locator('[data-before="trained"]')).to_be_visible()
     question.locator(f'input[value="{answer["answer"]}"]').check()
     question.get_by_role("button", name="Check my answer").click()
@@ -356,6 +358,7 @@ def test_the_switch_off_question_is_checked_against_the_measured_answer(reader):
     expect(reader.locator("#q-trained-answer")).to_contain_text(answer["explanation"])
     final = fig.run_data()["checkpoints"][-1]
     expect(reads).to_have_text(text_of(fig.reads_through(fig.describe_run(final))[0]))
+    expect(note).to_be_visible()
     expect(reader.locator('[data-before="trained"]')).to_be_hidden()
     reader.locator("#train-step").fill("11")  # another checkpoint: the sentence is drawn again, still shown
     middle = fig.run_data()["checkpoints"][11]
@@ -481,7 +484,6 @@ def test_a_short_run_trains_to_the_end_is_measured_and_reset_goes_back(reader, r
     expect(reader.locator("#fig-train-scores caption")).to_contain_text(f"Your run (seed {seed}, {steps} steps)")
     expect(reader.locator("#fig-train-story")).to_have_text(
         "".join(text_of(t) for t in fig.story(facts, whose)))
-    expect(reader.locator("#fig-train-copy")).to_have_text("".join(text_of(t) for t in fig.copy_story(facts, whose)))
     expect(reader.locator("#fig-train-story")).not_to_contain_text("build-time")
     expect(reader.locator("#train-live .train-summary")).to_contain_text(
         f"held-out accuracy {fig.percent(measured['ablated'][0])}")
