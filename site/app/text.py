@@ -56,6 +56,7 @@ def draw_reading(parts=("reads", "maps")):
 
 
 def busy(on):
+    """The experiment's box dimmed (and aria-busy) from the edit until its new prompts and p values are drawn."""
     element("fig-text-near").setAttribute("aria-busy", "true" if on else "false")
 
 
@@ -113,7 +114,6 @@ async def recompute(generation, whole):
 
 
 async def run_experiments(state, generation):
-    busy(True)
     say("text-status", "Running the experiment on your text\u2026")
     for element_id, plan in fig.experiments(state).items():
         if isinstance(plan, str):
@@ -138,6 +138,7 @@ async def run_experiments(state, generation):
 
 def start(whole):
     browser.document.body.dataset.text = "busy"
+    busy(True)  # at the edit, not after the reading: the last text's p values are not this one's
     generation = begin_run()
     _now["job"] = asyncio.ensure_future(recompute(generation, whole))
 
@@ -166,15 +167,32 @@ def mark_stale(on):
     say("text-status", stale_note())
 
 
+def offer_tail(typed):
+    """The button that reads a long paste's last context characters, shown only for a paste over the context."""
+    button = element("text-tail")
+    button.textContent = fig.tail_offer(typed)
+    button.hidden = not button.textContent
+
+
+def on_tail():
+    field = element("text-field")
+    field.value = field.value[-fig.model().context:]
+    on_text(field)
+    field.focus()
+
+
 def on_text(target):
+    offer_tail(target.value)
     try:
         new = fig.with_text(STATE, target.value)
     except ValueError as error:
         mark_field(str(error))
+        say("text-room", fig.room(target.value, readable=False))
         mark_stale(True)
         return
     mark_field("")
     mark_stale(False)
+    say("text-room", fig.room(new["text"]))
     if new == STATE and _now["state"] == STATE:
         return
     more = fig.appended(new, _now["state"]) if _now["state"] is not None else None
@@ -233,7 +251,10 @@ def under(event, picture):
 
 
 def on_click(event):
-    """A click on a map picks the row under it, and its cell there."""
+    """A click on a map picks the row under it, and its cell there; the tail button reads a paste's end."""
+    if event.target.id == "text-tail":
+        on_tail()
+        return
     picture = event.target.closest("svg.text-map")
     if picture and _now["reading"] is not None:
         row = fig.row_at(event.clientY - picture.getBoundingClientRect().top, len(_now["reading"].text))

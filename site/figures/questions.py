@@ -16,8 +16,10 @@ data-before="ID" is shown until then (a note saying what waits).
 from typing import Callable, NamedTuple
 
 import mha
+import mha.text
+import mha.text_lesson
 from figures import competition, kv
-from figures import training
+from figures import text, training
 from figures.registry import Figure
 from page.dom import share_text, vector_text
 from page.state import MAX_DISTRACTORS, changed, compute, default_state, model_shape, with_cross
@@ -234,6 +236,53 @@ TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is 
 }
 
 
+# --- section 9: one prompt can hang on one head ------------------------------------------------
+
+def text_heads():
+    """(the default seed's layer-1 head with the induction role whose switch lowers the default id's end most,
+    p of that end with every head on, p with it off, its average cost to copying), from mha.text."""
+    model, found = text.model(), mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
+    prompt = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length]
+    inducers = [(layer, head) for layer, head, role in model.measurements["roles"] if role == "induction"]
+    p_off = {name: mha.text.continuation_probability(model, prompt, found.end, off=[name]).probability
+             for name in inducers}
+    name = min(inducers, key=p_off.get)
+    on = mha.text.continuation_probability(model, prompt, found.end).probability
+    return name, on, p_off[name], text.cost(mha.text.DEFAULT_SEED, name, "unseen")
+
+
+HOLDS = (("stays", "it keeps more than half", 0.5), ("some", "it keeps a tenth to a half", 0.1),
+         ("collapses", "it keeps under a tenth", 0.0))  # (value, label, lowest share of p kept)
+
+
+def _text_answer():
+    _, on, off, _ = text_heads()
+    return next(value for value, _, low in HOLDS if off / on >= low)
+
+
+def _text_prompt():
+    name, on, _, average = text_heads()
+    found = mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
+    reply = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length].splitlines()[-1]
+    return (f"Seed {mha.text.DEFAULT_SEED}, default text: after \u201c{reply}\u201d, p({found.end}) = {on:.2f}. "
+            f"Switch off {training.head_label(*name)}, an induction head that costs copying {average:.0%} on "
+            f"average. What happens to that p?")
+
+
+def _text_verdicts():
+    _, on, off, _ = text_heads()
+    kept = f"it keeps {off / on:.1%} of that p."
+    return {value: f"Right: {kept}" if value == _text_answer() else f"Not for this prompt: {kept}"
+            for value, _, _ in HOLDS}
+
+
+def _text():
+    name, on, off, average = text_heads()
+    return (f"It falls from {on:.2f} to {off:.4f}: this prompt hangs on {training.head_label(*name)}, though on "
+            f"average the model loses {average:.0%} of its copying without it. An average over prompts says little "
+            f"about one prompt. Switch it off below and read the experiment's first line.")
+
+
 # The prompts question's answers: (key, label, (lowest share, highest share) the answer stands for).
 SHARES = (("most", "nearly all of it (over 0.9)", (0.9, 1.0)), ("half", "about half", (0.35, 0.65)),
           ("fifth", "about a fifth", (0.1, 0.35)), ("none", "almost none (under 0.01)", (0.0, 0.01)))
@@ -303,8 +352,8 @@ QUESTIONS = {
          "small": "Right: it keeps a key/value head for every query head."},
         _sharing),
     "prompts": Question(
-        "Head 0 reads only slots 0\u20131, where token 0 is the query's best match and no distractor matches "
-        f"at all. Raise the distractors to {MAX_DISTRACTORS:,}: how much of head 0's row stays on token 0?",
+        f"Head 0 reads slots 0\u20131, where no distractor matches at all. Raise the distractors to "
+        f"{MAX_DISTRACTORS:,}: how much of head 0's row stays on token 0?",
         tuple((key, label) for key, label, _ in SHARES),
         _prompts_answer(),
         {"most": "Not quite: a distractor that matches nothing still takes a small share, and "
@@ -321,6 +370,12 @@ QUESTIONS = {
         lambda: _trained_effect()[0],
         lambda: _trained_effect()[2],
         lambda: _trained_effect()[1]),
+    "text": Question(
+        _text_prompt,  # a function: it reads a shipped model, which the page's first paint does not load
+        tuple((value, label) for value, label, _ in HOLDS),
+        _text_answer,
+        _text_verdicts,
+        _text),
 }
 
 

@@ -27,7 +27,7 @@ import mha.text_lesson as lesson
 from figures.heatmap import CELL, MARGIN, heat_map, row_runs  # a map's cell and margin in CSS px (row_at reads them)
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
-from page.dom import apart, classes, share_text
+from page.dom import apart, beside, classes, share_text
 
 MAP_SIDE, SMALLEST = 340, 2  # a long text's map: cells shrunk to fit about MAP_SIDE px, never below SMALLEST px
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
@@ -116,8 +116,7 @@ def reads(reading, cells=None):
     read_cells(reading), if kept)."""
     cells = cells or read_cells(reading)
     hits = sum(1 for _, guess in cells if "hit" in guess[1].get("class", ""))
-    caption = (f"It reads {len(reading.text)} of {model().context} characters; under each, its guess for it from "
-               f"the characters before, outlined where the text agrees ({hits} of {len(reading.text) - 1}).")
+    caption = f"Under each character, the guess for it; outlined where right ({hits} of {len(reading.text) - 1})."
     return [["p", {"class": "note"}, caption],
             ["table", {"class": "text-reads", "aria-label": "what the model reads, and its guesses"},
              ["tbody", {}, ["tr", {"aria-label": "reads"}, *[char for char, _ in cells], ["td", {}, ""]],
@@ -206,25 +205,27 @@ def maps(reading, state, key=None, runs=None):
     row = chosen(state)
     text = reading.text
     runs = runs or map_runs(reading)
+    wrote_most = mha.text.top_writes(model(state["seed"]), reading, row)
     figures = []
     for layer, head in names():
         rows = reading.weights[layer][head]
         off = (layer, head) in state["off"]
         label = head_label(layer, head)
         top = lesson.top_key(rows, row)
+        wrote = wrote_most[layer, head]
+        writes = ([] if wrote is None else [", writes ", ["kbd", {}, shown(wrote[0])], f" ({wrote[1]:+.2f})"])
         figures.append(["figure", classes("train-head", "text-head", "off" if off else ""),
                         head_map(rows, text, label, row, off, key, runs[layer, head]),
-                        ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: row {row} (",
-                         ["kbd", {}, shown(text[row])], ") puts most on ", ["kbd", {}, shown(text[top])],
-                         f" at {top}, {share_text(rows[row][top])}."]])
+                        ["figcaption", {}, f"{label}{' (off, adds nothing)' if off else ''}: reads ",
+                         ["kbd", {}, shown(text[top])], f" at {top} ({share_text(rows[row][top])})", *writes, "."]])
     top = reading.distribution(row, 3)
-    return [["div", {"class": "train-heads text-heads"}, *figures],
-            ["p", {"class": "note train-readout", "aria-live": "polite"},
-             "Point at a cell of the outlined row, or tab to a map and use the arrow keys, for its exact weight; "
-             "click a row, or use the slider, to outline another."],
-            ["p", {"class": "note"}, f"After {row} (", ["kbd", {}, shown(text[row])], ") it expects ",
+    return [["p", {"class": "note"}, f"The captions read row {row} (", ["kbd", {}, shown(text[row])],
+             "), outlined; after it the model expects ",
              *[part for k, (c, p) in enumerate(top) for part in ([", "] if k else []) + [["kbd", {}, shown(c)],
-                                                                                   f" ({said(p)})"]], "."]]
+                                                                                   f" ({said(p)})"]], "."],
+            ["div", {"class": "train-heads text-heads"}, *figures],
+            ["p", {"class": "note train-readout", "aria-live": "polite"},
+             "Point at or tab to a cell for its weight; click a row or use the slider to move the outline."]]
 
 
 LEAST = 0.001  # a probability under this is said as "under 0.001": 0.0000017 beside 0.82 is read by counting zeros
@@ -276,6 +277,23 @@ def near_story(trials, found, kinds):
     """fig-text-near: one line per prompt (near_duplicate_prompts' kinds), the prompt shown whole."""
     return [["p", {}, f"{NEAR_KINDS[kind]}, ", ["kbd", {}, shown_text(trial.prompt)], ": ", outcome(trial, found), "."]
             for kind, trial in zip(kinds, trials)]
+
+
+def room(text, readable=True):
+    """#text-room, beside the field: how much of the context the text takes and, if the model can read it and it
+    has an id, its experiment's longest prompt."""
+    context = model().context
+    said = f"{len(text):,} of {context} characters"
+    found = lesson.find_id(text) if readable else None
+    if found is None or found.written:  # no id, or the reader's near-duplicate: its prompt is the text's own
+        return f"{said}."
+    return f"{said}; the experiment adds a space and a second {found.text}: {found.needs}."
+
+
+def tail_offer(typed):
+    """The tail button's label for a paste over the context ('': none)."""
+    context = model().context
+    return f"Read its last {context} characters" if isinstance(typed, str) and len(typed) > context else ""
 
 
 def refused(sentence):
@@ -339,6 +357,12 @@ def measured(seed=mha.text.DEFAULT_SEED):
     return model(seed).measurements
 
 
+def role_score(x):
+    """A probe's score as the card prints it: 2 decimals, more where 2 would put it on the other side of ROLE_MIN
+    (0.0975 is not '0.10': it does not reach the line), as section 8 prints its scores beside their lines."""
+    return beside(x, mha.text.ROLE_MIN, gap=True)
+
+
 def role_text(role):
     return PROBE_NAMES[role] if role else "none"
 
@@ -354,8 +378,8 @@ def card(seed):
     m = measured(seed)
     rows = []
     for score, (layer, head, role) in zip(m["scores"], m["roles"]):
-        cells = [["td", {"class": "num"}, ["strong", {}, f"{score[probe]:.2f}"] if probe == role else
-                  f"{score[probe]:.2f}"] for probe in mha.text.PROBES]
+        cells = [["td", {"class": "num"}, ["strong", {}, role_score(score[probe])] if probe == role else
+                  role_score(score[probe])] for probe in mha.text.PROBES]
         costs = [["td", {"class": "num"}, f"{cost(seed, (layer, head), task):.0%}"] for task in TASK_NAMES]
         rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head)], *cells, *costs])
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
@@ -381,7 +405,7 @@ def roles_table():
         for seed in mha.text.SEEDS:
             role = measured(seed)["roles"][index][2]
             score = measured(seed)["scores"][index][role] if role else None
-            cells.append(["td", {}, role_text(role) + (f" {score:.2f}" if role else "")])
+            cells.append(["td", {}, role_text(role) + (f" {role_score(score)}" if role else "")])
         rows.append(["tr", {}, ["th", {"scope": "row", "class": "nowrap"}, head_label(layer, head_index)], *cells])
     return [["table", {"class": "figure-table text-roles-table", "aria-label": "each head's role in each seed"},
              ["caption", {}, "Each head's role in each seed, with that probe's score."],
@@ -431,16 +455,16 @@ def dissociations():
         least = min((cost(seed, name, "close") for seed, name in copiers), default=0)
         previous = all(list(name) in measured(seed)["previous_token_heads"] for seed, name in copiers)
         if copiers and previous and least >= mha.text.LITTLE:
-            return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: each head whose switch costs copying "
-                                             f"half or more is a previous-character head of layer 0, and costs closing "
-                                             f"{least:.0%} or more."]]
+            return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one: each head whose switch halves copying "
+                                             f"is a layer-0 previous-character head, and costs closing {least:.0%} or "
+                                             f"more."]]
         return [["p", {"class": "note"}, f"{DISSOCIATION} No seed has one."]]
     return [["p", {"class": "note"}, DISSOCIATION],
             ["ul", {"class": "note"}, *[["li", {}, apart_sentence(seed)] for seed in mha.text.SEEDS]]]
 
 
-DISSOCIATION = ("Two jobs would be shown apart by a double dissociation: one head whose switch costs copying an id "
-                "half or more and closing a quote or bracket under a tenth, another the reverse.")
+DISSOCIATION = ("A double dissociation would show two jobs apart: one head whose switch halves copying an id but "
+                "costs closing a quote or bracket under a tenth, another the reverse.")
 
 
 # --- section 10: the competition on the text model ------------------------------------------------------
@@ -554,14 +578,47 @@ def recipe(stages):
 
 
 @functools.cache
-def typical():
-    """The default seed's typical medians (the trainer measured them with mha.text_lesson.typical)."""
-    return lesson.Typical(**measured()["typical"])
+def typical(seed=mha.text.DEFAULT_SEED):
+    """The seed's typical medians and counts (the trainer measured them with mha.text_lesson.typical)."""
+    return lesson.Typical(**measured(seed)["typical"])
+
+
+def copy_share(stages):
+    """The share of all training sequences that were copy drills: each stage's steps times its copies' share."""
+    return sum(stage["steps"] * stage["mix"][0] for stage in stages) / sum(stage["steps"] for stage in stages)
+
+
+def typical_sentence():
+    """#text-typical: the default seed's experiment over its typical ids, each insertion's median beside the prompt
+    as written and how many ids it lowers p for (paired), and which end the near-duplicate's prompt writes."""
+    t = typical()
+    one = f"{t.one:.2f}"
+
+    def moved(median, lowers):
+        verb = "raises" if median > t.one else "lowers"
+        return f"{verb} it to {median:.2f} ({lowers} of {t.count} lower)"
+    return (f"Over {t.count} random ids in the default's form, seed {mha.text.DEFAULT_SEED}'s "
+            f"median p of the earlier copy's end is {one}; added after the first copy, an exact copy "
+            f"{moved(t.exact, t.exact_lowers)}, an unrelated id {moved(t.unrelated, t.unrelated_lowers)}, a "
+            f"near-duplicate {moved(t.near, t.near_lowers)}. Beside the near-duplicate it writes the earlier end for "
+            f"{t.writes_own} ids, the later for {t.writes_other}, neither for {t.writes_neither}.")
+
+
+def twins():
+    """Which of two near-duplicates these models finish more often, over every seed's typical ids: 'the later one,
+    not the right one, wins more often (25, 30, 30 of 60 ids against 10, 14, 16, seeds 0-2)', as measured."""
+    found = [typical(seed) for seed in mha.text.SEEDS]
+    later, earlier = [t.writes_other for t in found], [t.writes_own for t in found]
+    which = ("the later one, not the right one," if all(a > b for a, b in zip(later, earlier)) else
+             "the right one" if all(a < b for a, b in zip(later, earlier)) else "either one, by seed,")
+    return (f"{which} wins more often ({', '.join(str(n) for n in later)} of {found[0].count} ids against "
+            f"{', '.join(str(n) for n in earlier)}, seeds {mha.text.SEEDS[0]}-{mha.text.SEEDS[-1]})")
 
 
 PROSE = {
     "text-default": lambda: lesson.DEFAULT_PROMPT,
     "text-last": lambda: str(len(lesson.DEFAULT_PROMPT) - 1),
+    "text-room": lambda: room(lesson.DEFAULT_PROMPT),
     "text-context": lambda: str(model().context),
     "text-vocab": lambda: str(len(model().vocab)),
     "text-shape": lambda: f"{model().layers} layers of {model().heads} heads, width {model().width}",
@@ -576,15 +633,15 @@ PROSE = {
     "text-chance": lambda: percent(lesson.chance(model())),
     "text-bits": bits_verdict,
     "text-typical-count": lambda: str(typical().count),
-    "text-one-median": lambda: f"{typical().one:.2f}",
-    "text-exact-median": lambda: f"{typical().exact:.2f}",
-    "text-near-median": lambda: f"{typical().near:.2f}",
-    "text-near-own": lambda: str(typical().writes_own),
-    "text-near-others": lambda: str(typical().writes_other),
+    "text-typical": typical_sentence,
+    "text-twins": twins,
+    "text-alone": lambda: f"{typical().writes_alone} of {typical().count}",
+    "text-head-width": lambda: str(model().head_width),
+    "text-copy-share": lambda: percent(copy_share(model().about["corpus"]["stages"])),
     "text-competition": competition_sentence,
     "text-role-min": lambda: f"{mha.text.ROLE_MIN}",
     "text-role-lift": lambda: f"{mha.text.ROLE_LIFT}",
-    "text-moves": lambda: moves() or "no role moves between the seeds",
+    "text-moves": lambda: "The roles move between seeds (the table)" if moves() else "No role moves between seeds",
 }
 
 FIGURES = {

@@ -100,7 +100,7 @@ def test_head_0s_line_and_the_charts_table_wait_for_check(lesson):
     expect(table.locator("tbody tr:not(.held)")).to_have_count(2)
     expect(table.locator("tbody tr:not(.held)").first).to_be_visible()
     expect(lesson.locator("#competition-now")).to_be_hidden()  # its paragraph, and the next, wait too
-    expect(lesson.get_by_text("only later")).to_be_hidden()
+    expect(lesson.get_by_text("though not forever")).to_be_hidden()
     expect(lesson.locator("#competition-chart svg.wide polyline.head-1")).to_have_css("visibility", "visible")
     question.get_by_role("button", name="Check my answer").click()
     expect(held).to_have_css("visibility", "visible")
@@ -108,7 +108,7 @@ def test_head_0s_line_and_the_charts_table_wait_for_check(lesson):
     expect(table.locator("tbody tr.held")).to_be_visible()
     expect(lesson.locator("#competition-now")).to_have_text(sentence("1,000 distractors", 1000))
     expect(lesson.locator("#competition-now")).to_be_visible()
-    expect(lesson.get_by_text("only later")).to_be_visible()
+    expect(lesson.get_by_text("though not forever")).to_be_visible()
 
 
 def test_the_chart_and_its_table_fit_a_phone(browser, site_url):

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from conftest import READY_TIMEOUT_MS, WASM, assert_no_axe_violations_light_and_dark
 
-QUESTIONS = ["recipe", "worked", "exercise", "cross", "sharing", "prompts", "trained"]
+QUESTIONS = ["recipe", "worked", "exercise", "cross", "sharing", "prompts", "trained", "text"]
 
 
 def fieldset(page, qid):

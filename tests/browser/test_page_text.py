@@ -157,6 +157,35 @@ def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(
     settle(reader)
 
 
+def test_beside_the_field_its_length_and_the_experiments_and_a_long_paste_offers_its_last_characters(reader):
+    context = MODEL.context
+    found = lesson.find_id(DEFAULT)
+    exact = dict(lesson.near_duplicate_prompts(DEFAULT, context))["exact"]  # the longest prompt the experiment reads
+    room = reader.locator("#text-room")
+    expect(room).to_have_text(f"{len(DEFAULT)} of {context} characters; the experiment adds a space and a second "
+                              f"{found.text}: {len(exact) + len(found.end)}.")
+    field, tail = reader.locator("#text-field"), reader.locator("#text-tail")
+    expect(tail).to_be_hidden()
+    field.fill("hello there")
+    expect(room).to_have_text(f"11 of {context} characters.")  # no id: nothing added
+    # the id's second copy far enough from the end that its experiment fits the last 128 characters
+    pasted = "log: " + "the queue drained; " * 160 + "\nuser: is ab12cd ok?\nai: ab12cd is fine, thanks"
+    field.fill(pasted)
+    expect(reader.locator("#text-error")).to_have_text(f"{len(pasted):,} characters is longer than the model's "
+                                                       f"context of {context}")
+    expect(room).to_have_text(f"{len(pasted):,} of {context} characters.")
+    expect(tail).to_have_text(f"Read its last {context} characters")
+    tail.focus()
+    reader.keyboard.press("Enter")  # a button: the keyboard reaches it
+    expect(tail).to_be_hidden()
+    expect(reader.locator("#text-error")).to_be_empty()
+    assert field.input_value() == pasted[-context:]
+    expect(field).to_be_focused()
+    settle(reader)
+    assert_page_equals_cli(reader, pasted[-context:])
+    assert "ab12cd" in reader.locator("#fig-text-near").text_content()  # its id, found in the last characters
+
+
 # --- the switches and the maps -------------------------------------------------------------------
 
 def test_a_switch_redraws_the_guesses_and_maps_and_draws_the_head_off(reader):
@@ -271,6 +300,48 @@ def test_the_experiment_prints_mha_texts_probabilities_for_the_readers_text(read
     for prompt in prompts:  # each prompt shown whole, spaces and newlines visible
         assert shown(prompt) in near
     expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
+
+
+def test_the_questions_invitation_switching_off_the_head_it_names_shows_its_p_in_the_experiments_first_line(reader):
+    """Section 9's question asks what switching off one induction head does to the default id's end, then invites
+    the reader to do it and read the experiment's first line: there, p is the answer's number (mha.text's, here
+    computed in CPython), and the caption of that head's map says it is off."""
+    from figures import questions
+
+    answer = questions.answers()["text"]
+    question = reader.locator('[data-question="text"]')
+    question.locator(f'input[value="{answer["answer"]}"]').check()
+    question.get_by_role("button", name="Check my answer").click()
+    expect(reader.locator("#q-text-answer")).to_contain_text(answer["explanation"])
+    (layer, head), on, off, _ = questions.text_heads()
+    first = reader.locator("#fig-text-near p").first
+    expect(first).to_contain_text(f"(p = {on:.2f} over its 3 characters)")
+    reader.locator(f"#text-off-{layer}-{head}").check()
+    settle(reader)
+    found = lesson.find_id(DEFAULT)
+    p = mha.text.continuation_probability(MODEL, DEFAULT[:found.prompt_length], found.end, [(layer, head)]).probability
+    assert f"{p:.4f}" == f"{off:.4f}" and f"to {off:.4f}:" in answer["explanation"]
+    expect(first).to_contain_text(f"p = {p:.2g} over its 3 characters")  # 0.0029: two significant digits
+    expect(reader.locator("#fig-text-maps figure.off figcaption")).to_contain_text(
+        f"layer {layer} head {head} (off, adds nothing)")
+
+
+def test_the_experiment_is_dimmed_from_the_edit_until_its_new_numbers_are_drawn(reader):
+    """Between an edit and its experiment's new p values (100-200 ms of reading), the old text's are shown dimmed."""
+    before = reader.locator("#fig-text-near").text_content()
+    at_edit = reader.evaluate("""() => {
+        const field = document.querySelector('#text-field');
+        field.value = 'tool: zz91q\\nai: zz91q';
+        field.dispatchEvent(new Event('input', {bubbles: true}));
+        const near = document.querySelector('#fig-text-near');
+        return [near.getAttribute('aria-busy'), getComputedStyle(near).opacity, near.textContent];
+    }""")
+    assert at_edit[0] == "true" and float(at_edit[1]) < 1 and at_edit[2] == before  # the old numbers, dimmed
+    settle(reader)
+    near = reader.locator("#fig-text-near")
+    expect(near).to_have_attribute("aria-busy", "false")
+    expect(near).to_contain_text(shown("tool: zz91q\nai: zz"))
+    assert float(near.evaluate("e => getComputedStyle(e).opacity")) == 1
 
 
 def test_an_experiment_that_cannot_run_says_why(reader):

@@ -151,7 +151,8 @@ def test_the_leads_the_prose_prints_are_the_hand_worked_ratios():
 
 
 def test_every_line_falls_with_each_distractor_and_head_0_keeps_the_most():
-    """'head 0's line falls too, only later': each line falls over the whole axis; head 0 stays on top."""
+    """'spares one keyed on other features, though not forever': each line falls over the whole axis; head 0 stays
+    on top."""
     weights = [competition.relevant_weights(k) for k in SPREAD]
     for line in range(3):
         column = [w[line] for w in weights]
@@ -285,7 +286,7 @@ def test_head_0s_row_and_the_paragraphs_that_give_it_away_wait_for_check(k):
     source = SECTION.read_text()
     start = source.index('<div data-after="prompts" hidden>')
     held = source[start:source.index("</div>", start)]
-    for giveaway in ('id="competition-now"', "<!--value:competition-lead-head-0-->", "falls too, only later"):
+    for giveaway in ('id="competition-now"', "<!--value:competition-lead-head-0-->", "though not forever"):
         assert giveaway in held and source.count(giveaway) == 1, giveaway
 
 
