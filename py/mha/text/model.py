@@ -18,9 +18,10 @@ import json
 import math
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 
-from ..projections import Projection
+from ..projections import Projection, matmul
 
 SEEDS = (0, 1, 2)  # the shipped models: one recipe, three seeds
 DEFAULT_SEED = 0
@@ -68,6 +69,14 @@ class TextModel:
     def evaluation(self):
         """The held-out sets, as text: trained and unseen prompt forms, repeats, docstrings, bigram counts."""
         return json.loads(self.evaluation_json)
+
+    @cached_property
+    def head_readouts(self):
+        """[layer][head]: head_width x len(vocab), the head's rows of w_o times the readout: what one unit of the
+        head's output adds to each logit, straight (computed once, when a head's write is first asked for)."""
+        hw = self.head_width
+        return tuple(tuple(Projection(matmul(w_o[head * hw:(head + 1) * hw], self.readout))
+                           for head in range(self.heads)) for _, _, _, w_o in self.blocks)
 
     @property
     def names(self):

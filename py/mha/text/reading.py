@@ -135,20 +135,18 @@ def writes(model, reading, position):
 
         write[layer][head] = (weights[position] @ values) @ w_o[head's rows] @ readout     (len(vocab) numbers)
 
-    the head's output there, through its block of w_o's rows (its share of step 3) and the readout. A head that is
-    off writes zeros. This leaves out what a layer-0 head writes for layer 1 to read: only the direct path."""
-    hw = model.head_width
+    the head's output there, through its block of w_o's rows (its share of step 3) and the readout (the last two
+    multiplied once: model.head_readouts). A head that is off writes zeros. This leaves out what a layer-0 head
+    writes for layer 1 to read: only the direct path."""
     result = []
-    for layer, (_, _, _, w_o) in enumerate(model.blocks):
+    for layer, readouts in enumerate(model.head_readouts):
         row = []
-        for head in range(model.heads):
+        for head, readout in enumerate(readouts):
             weights = reading.weights[layer][head][position]
-            values = reading.values[layer][head][:position + 1]
-            output = weighted_sum([list(weights)], values)[0]  # (hw,)
+            output = weighted_sum([list(weights)], reading.values[layer][head][:position + 1])  # (1, hw)
             if (layer, head) in reading.off:
-                output = [0.0] * hw
-            into_stream = matmul([output], w_o[head * hw:(head + 1) * hw])  # (1, width)
-            row.append(matmul(into_stream, model.readout)[0])  # (len(vocab),)
+                output = [[0.0] * model.head_width]
+            row.append(matmul(output, readout)[0])  # (len(vocab),)
         result.append(row)
     return result
 
