@@ -278,9 +278,14 @@ def _text_verdicts():
 
 def _text():
     name, on, off, average = text_heads()
-    return (f"It falls from {on:.2f} to {off:.4f}: this prompt hangs on {training.head_label(*name)}, though on "
-            f"average the model loses {average:.0%} of its copying without it. An average over prompts says little "
-            f"about one prompt. Switch it off below and read the experiment's first line.")
+    model, found = text.model(), mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
+    prompt = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length]
+    written = [mha.text.greedy(model, prompt, len(found.end), off).text for off in ([], [name])]
+    kept = sum(a == b for a, b in zip(written[1], found.end))  # the end's characters its guesses still write
+    return (f"It falls from {on:.2f} to {off:.4f}, and its guesses write {text.shown_text(written[1])}, not "
+            f"{text.shown_text(written[0])}: {kept} of {len(found.end)} characters of this id, where without "
+            f"{training.head_label(*name)} the model loses {average:.0%} of its copying on average. An average over "
+            f"prompts says little about one prompt. Switch it off below and read the experiment's first line.")
 
 
 # The prompts question's answers: (key, label, (lowest share, highest share) the answer stands for).

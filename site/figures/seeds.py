@@ -22,7 +22,7 @@ WIDTH, HEIGHT = 400, 150        # viewBox units
 LEFT, RIGHT, TOP, BOTTOM = 34, 8, 8, 26
 CHANCE = 1 / mha.training.VOCAB  # a blind guess is right one time in six
 LEARNED = mha.training.LEARNED_MIN
-KINDS = {"pair": "previous-token head, then induction head", "other": "learned with a weaker pair, or none",
+KINDS = {"pair": "previous-token head, then induction head", "other": "learned with no pair over the lines",
          "stalled": f"no pair, below {LEARNED:.0%}"}
 
 
@@ -58,13 +58,13 @@ SHORT = {"pair": "the pair", "stalled": "stalled"}  # a dot's title, one a seed 
 
 
 def way(row):
-    """How a seed that learned without the pair learned: 'a weaker pair' (a previous-token head before its top
-    induction head, a score under its line) or 'no previous-token head' (none before its top induction head)."""
-    return "a weaker pair" if row["previous_token_head"] is not None else "no previous-token head"
+    """How a seed that learned without the pair stands: 'scores under the lines' (a previous-token head before its top
+    induction score, both under their lines) or 'no previous-token head' (none before its top induction score)."""
+    return "scores under the lines" if row["previous_token_head"] is not None else "no previous-token head"
 
 
 def _describe(row):
-    """'seed 22: 99.5% held-out, a weaker pair; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
+    """'seed 22: 99.5% held-out, scores under the lines; top induction: layer 1 head 0, 0.63': a dot's title (the score beside
     its line, so seed 75's 0.798 does not read as 0.80; every row keeps its score unrounded, so it is rounded once,
     here)."""
     layer, head = row["induction_head"]
@@ -125,7 +125,7 @@ def table(rows):
                                     ["td", {}, ", ".join(str(row["seed"]) for row in rows if kind(row) == k)
                                      if k != "pair" else "the rest"]])
             for k, count in counts(rows).items()]
-    return dom.table("what each seed formed", "What each seed formed, by the lines of section 8",
+    return dom.table("what each seed formed", "What each seed formed, by the lines below",
                      dom.header_row("what formed", ["seeds", "which"]), body, "seeds-table")
 
 
@@ -148,8 +148,8 @@ def try_seed(rows):
 
     def said(name, seeds, verb=""):
         whose = "its" if len(seeds) == 1 else "their"
-        return (f"{listed(seeds)}{verb} with the same pair, weaker (a score under its line)" if name == "a weaker pair"
-                else f"{listed(seeds)}{verb} with no previous-token head before {whose} top induction head")
+        return (f"{listed(seeds)}{verb} with both top scores under their lines" if name == "scores under the lines"
+                else f"{listed(seeds)}{verb} with no previous-token head before {whose} top induction score")
 
     (name, seeds), *rest = groups.items()
     one = len(seeds) == 1

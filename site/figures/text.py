@@ -385,12 +385,12 @@ def card(seed):
     head = ["tr", {}, *[["th", {"scope": "col"}, t] for t in
                         ("head", *PROBE_NAMES.values(), *(f"{t}, cost of it off" for t in TASK_NAMES.values()))]]
     everything = m["tasks"][0]
-    even = ", ".join(f"{m['even'][p]:.2f}" for p in mha.text.PROBES)
+    even = ", ".join(f"{m['even'][p]:.3f}" for p in mha.text.PROBES)  # 3 digits: a reader checks the ratios
     caption = (f"Seed {seed}: each score is the weight a head puts where the score says (held-out docstrings; "
                f"induction on repeated random strings; weights spread evenly would score {even}); in bold, the "
                f"head's role. With every head on it gets {percent(everything['unseen'])} of an id's characters right "
                f"and gives a closing quote or bracket p = {everything['close']:.2f} on average; a cost is the share "
-               f"of that lost with the head off (below 0: the task gained).")
+               f"of that lost with the head off (below 0: no cost).")
     return [["table", {"class": "figure-table train-scores-table", "aria-label": f"seed {seed}'s heads, measured"},
              ["caption", {}, caption], ["thead", {}, head], ["tbody", {}, *rows]]]
 
@@ -605,12 +605,12 @@ def typical_sentence():
 
 
 def twins():
-    """Which of two near-duplicates these models finish more often, over every seed's typical ids: 'the later one,
-    not the right one, wins more often (25, 30, 30 of 60 ids against 10, 14, 16, seeds 0-2)', as measured."""
+    """Which of two near-duplicates these models finish more often, over every seed's typical ids: 'the later one
+    wins more often (25, 30, 30 of 60 ids against 10, 14, 16, seeds 0-2)', as measured."""
     found = [typical(seed) for seed in mha.text.SEEDS]
     later, earlier = [t.writes_other for t in found], [t.writes_own for t in found]
-    which = ("the later one, not the right one," if all(a > b for a, b in zip(later, earlier)) else
-             "the right one" if all(a < b for a, b in zip(later, earlier)) else "either one, by seed,")
+    which = ("the later one" if all(a > b for a, b in zip(later, earlier)) else
+             "the earlier one" if all(a < b for a, b in zip(later, earlier)) else "either one, by seed,")
     return (f"{which} wins more often ({', '.join(str(n) for n in later)} of {found[0].count} ids against "
             f"{', '.join(str(n) for n in earlier)}, seeds {mha.text.SEEDS[0]}-{mha.text.SEEDS[-1]})")
 

@@ -478,8 +478,7 @@ def story(facts, whose):
         second = f"No pair: {why_no_pair(facts)}; and it is still below {percent(LEARNED)}."
     else:
         name, acc = facts["leaning"]
-        how = "with the same pair, weaker" if facts["previous"] is not None else "with no previous-token head before it"
-        second = (f"No pair: {why_no_pair(facts)}. It learned {how}, leaning most on {head_label(*name)} "
+        second = (f"No pair: {why_no_pair(facts)}. It learned all the same, leaning most on {head_label(*name)} "
                   f"(without it, {percent(acc)}).")
     return [["p", {}, first, ". ", second]]
 
@@ -552,7 +551,7 @@ def sink_sentence(facts, params=None):
     rows = sink_rows(params, name)
     parked = sum(w >= SINK for _, w in rows)
     return (f"{said}, but {SAMPLE}'s rows {rows[0][0]}-{rows[-1][0]} put {', '.join(score(w) for _, w in rows)}: "
-            f"a sink ({SINK} or more, section 10) on {parked} of {len(rows)}.")
+            f"a sink ({SINK} or more) on {parked} of {len(rows)}.")
 
 
 SINK = 0.5  # an induction head that puts at least this on the first token, where it has nothing to copy, parks there

@@ -320,7 +320,7 @@ def test_the_questions_invitation_switching_off_the_head_it_names_shows_its_p_in
     settle(reader)
     found = lesson.find_id(DEFAULT)
     p = mha.text.continuation_probability(MODEL, DEFAULT[:found.prompt_length], found.end, [(layer, head)]).probability
-    assert f"{p:.4f}" == f"{off:.4f}" and f"to {off:.4f}:" in answer["explanation"]
+    assert f"{p:.4f}" == f"{off:.4f}" and f"to {off:.4f}, " in answer["explanation"]
     expect(first).to_contain_text(f"p = {p:.2g} over its 3 characters")  # 0.0029: two significant digits
     expect(reader.locator("#fig-text-maps figure.off figcaption")).to_contain_text(
         f"layer {layer} head {head} (off, adds nothing)")

@@ -53,19 +53,18 @@ def test_the_sentence_counts_the_rows_again():
 
 
 def test_the_seeds_that_learned_without_the_pair_are_named_by_the_way_they_learned():
-    """Issue 46: 'another way' names the way. Seeds 22 and 75 keep a layer-0 previous-token head before a layer-1
-    induction head, each with a score under its line (0.33 and 0.63; 0.27 and 0.798): the same pair, weaker.
-    Seeds 24 and 55 have no previous-token head before their top induction head, which sits in layer 0."""
+    """Issue 46: 'another way' names the way. Seeds 22 and 75 have a layer-0 previous-token head before a layer-1
+    induction score, both under their lines (0.33 and 0.63; 0.27 and 0.798). Seeds 24 and 55 have no previous-token
+    head before their top induction score, which sits in layer 0."""
     other = [row for row in ROWS if row["learned"] and row["kind"] == "other"]
     weaker = [str(row["seed"]) for row in other if row["previous_token_head"] is not None]
     none = [str(row["seed"]) for row in other if row["previous_token_head"] is None]
     assert (weaker, none) == (["22", "75"], ["24", "55"])  # the committed sweep, read by hand
-    assert seeds.try_seed(ROWS) == ("Seeds 22 and 75 learn with the same pair, weaker (a score under its line); "
-                                    "24 and 55 with no previous-token head before their top induction head. Train "
-                                    "seed 22 above.")
+    assert seeds.try_seed(ROWS) == ("Seeds 22 and 75 learn with both top scores under their lines; 24 and 55 with "
+                                    "no previous-token head before their top induction score. Train seed 22 above.")
     alone = [row for row in ROWS if row["seed"] in (24, 22)]  # one seed a way: each said alone
-    assert seeds.try_seed(alone) == ("Seed 22 learns with the same pair, weaker (a score under its line); 24 with no "
-                                     "previous-token head before its top induction head. Train seed 22 above.")
+    assert seeds.try_seed(alone) == ("Seed 22 learns with both top scores under their lines; 24 with no "
+                                     "previous-token head before its top induction score. Train seed 22 above.")
     assert seeds.try_seed([row for row in ROWS if row["kind"] == "pair"]).startswith("Every seed that learned")
 
 

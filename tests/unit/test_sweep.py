@@ -1390,9 +1390,7 @@ def test_section_8s_story_says_what_the_rule_finds_in_each_seeds_numbers(row, fi
     assert ("Not a pair yet" in said) == (rest and not finished)
     assert ("No pair:" in said) == (rest and finished)
     assert ("still below 90.0%" in said) == (rest and finished and row["accuracy"] < learned)
-    how = ("with the same pair, weaker" if row["previous_token_head"] is not None else
-           "with no previous-token head before it")
-    assert (f"It learned {how}, leaning most on layer 0 head 0" in said) == \
+    assert ("It learned all the same, leaning most on layer 0 head 0" in said) == \
         (rest and finished and row["accuracy"] >= learned)  # measured_from: head (0, 0) costs the most
     if rest:
         reasons = {f"the previous-token score, {shown(row['previous_token'] or 0, previous)}, is under 0.4":
@@ -1452,7 +1450,7 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
             assert not any(find(dot, "title") for dot in dots)  # a phone cannot hover: the table lists the seeds
             continue
         titles = [text(find(dot, "title")[0]) for dot in dots]
-        ways = {True: "a weaker pair", False: "no previous-token head"}  # other: is there a previous-token head?
+        ways = {True: "scores under the lines", False: "no previous-token head"}  # other: a previous-token head?
         assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, "
                           f"{words[k] if k != 'other' else ways[row['previous_token_head'] is not None]}; top induction: "
                           f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {shown(row['induction'], 0.8)}"

@@ -398,7 +398,7 @@ def test_the_prose_numbers_come_from_the_models_about_and_measurements():
     later = [MEASURED[s]["typical"]["writes_other"] for s in SEEDS]
     earlier = [MEASURED[s]["typical"]["writes_own"] for s in SEEDS]
     assert all(a > b for a, b in zip(later, earlier))  # the shipped models: the later twin wins, every seed
-    assert values["text-twins"] == (f"the later one, not the right one, wins more often ({later[0]}, {later[1]}, "
+    assert values["text-twins"] == (f"the later one wins more often ({later[0]}, {later[1]}, "
                                     f"{later[2]} of 60 ids against {earlier[0]}, {earlier[1]}, {earlier[2]}, "
                                     f"seeds 0-2)")
 

@@ -238,7 +238,7 @@ def test_the_sink_sentence_says_row_by_row_where_the_average_hides_rows_that_par
     assert 0 < parked < 5  # parks on some rows, not on others: what section 10's last rule says of this run
     said = fig.sink_sentence(facts, params)
     assert said.endswith(f"(even weights: 0.28), but BECAFDBCAFDB's rows 1-5 put {', '.join(f'{w:.2f}' for w in rows)}: "
-                         f"a sink (0.5 or more, section 10) on {parked} of 5.")
+                         f"a sink (0.5 or more) on {parked} of 5.")
 
 
 def test_a_run_whose_induction_job_sits_in_layer_0_says_so():
@@ -277,8 +277,8 @@ def test_a_run_that_learns_without_a_pair_says_what_it_leaned_on():
     facts = fig.describe_run(measured)
     assert facts["kind"] == "other"
     assert text(fig.story(facts, "your run")[0]).endswith(
-        "No pair: the induction score, 0.35, is under 0.8. It learned with the same pair, weaker, leaning most on "
-        "layer 0 head 0 (without it, 60.0%).")  # layer 0 head 0's 0.5 previous-token score comes before it
+        "No pair: the induction score, 0.35, is under 0.8. It learned all the same, leaning most on layer 0 head 0 "
+        "(without it, 60.0%).")
 
 
 def test_an_earlier_checkpoint_keeps_each_head_alone_off_and_says_so_for_other_sets():

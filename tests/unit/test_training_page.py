@@ -469,7 +469,7 @@ def test_the_id_advice_in_section_10_cites_the_text_models_measurements_not_sect
 
     page = (built_site / "index.html").read_text()
     rule = section_html(page, "prompts")
-    rule = rule[rule.index("Keep near-duplicate ids"):]
+    rule = rule[rule.index("Avoid near-duplicate ids"):]
     rule = rule[:rule.index("</li>")]
     assert "section 9's models" in rule
     for key in ("text-competition", "text-typical-count"):
