@@ -59,8 +59,12 @@ SHORT = {"pair": "the pair", "stalled": "stalled"}  # a dot's title, one a seed 
 
 def way(row):
     """How a seed that learned without the pair stands: 'scores under the lines' (a previous-token head before its top
-    induction score, both under their lines) or 'no previous-token head' (none before its top induction score)."""
-    return "scores under the lines" if row["previous_token_head"] is not None else "no previous-token head"
+    induction score, both under their lines), 'a score under its line' (one of them) or 'no previous-token head' (none
+    before its top induction score)."""
+    if row["previous_token_head"] is None:
+        return "no previous-token head"
+    both = row["previous_token"] < mha.training.PREVIOUS_TOKEN_MIN and row["induction"] < mha.training.INDUCTION_MIN
+    return "scores under the lines" if both else "a score under its line"
 
 
 def _describe(row):
@@ -148,8 +152,10 @@ def try_seed(rows):
 
     def said(name, seeds, verb=""):
         whose = "its" if len(seeds) == 1 else "their"
-        return (f"{listed(seeds)}{verb} with both top scores under their lines" if name == "scores under the lines"
-                else f"{listed(seeds)}{verb} with no previous-token head before {whose} top induction score")
+        said = {"scores under the lines": "both top scores under their lines",
+                "a score under its line": "a top score under its line",
+                "no previous-token head": f"no previous-token head before {whose} top induction score"}
+        return f"{listed(seeds)}{verb} with {said[name]}"
 
     (name, seeds), *rest = groups.items()
     one = len(seeds) == 1

@@ -66,6 +66,9 @@ def test_the_seeds_that_learned_without_the_pair_are_named_by_the_way_they_learn
     assert seeds.try_seed(alone) == ("Seed 22 learns with both top scores under their lines; 24 with no "
                                      "previous-token head before its top induction score. Train seed 22 above.")
     assert seeds.try_seed([row for row in ROWS if row["kind"] == "pair"]).startswith("Every seed that learned")
+    made_up = {**other[0], "previous_token": 0.45}  # its previous-token score over 0.4: one score under its line
+    assert seeds.way(made_up) == "a score under its line" and seeds.try_seed([made_up]) == (
+        "Seed 22 learns with a top score under its line. Train seed 22 above.")
 
 
 def test_each_dot_sits_at_its_seeds_accuracy_and_is_marked_by_what_formed():

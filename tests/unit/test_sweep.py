@@ -1450,9 +1450,13 @@ def test_section_8s_seed_figure_marks_each_seed_by_the_rule():
             assert not any(find(dot, "title") for dot in dots)  # a phone cannot hover: the table lists the seeds
             continue
         titles = [text(find(dot, "title")[0]) for dot in dots]
-        ways = {True: "scores under the lines", False: "no previous-token head"}  # other: a previous-token head?
+        def way(row):  # a seed that learned without the pair: is there a previous-token head, and are both under?
+            if row["previous_token_head"] is None:
+                return "no previous-token head"
+            under = row["previous_token"] < LINES[0] and row["induction"] < LINES[1]
+            return "scores under the lines" if under else "a score under its line"
         assert titles == [f"seed {row['seed']}: {100 * row['accuracy']:.1f}% held-out, "
-                          f"{words[k] if k != 'other' else ways[row['previous_token_head'] is not None]}; top induction: "
+                          f"{words[k] if k != 'other' else way(row)}; top induction: "
                           f"layer {row['induction_head'][0]} head {row['induction_head'][1]}, {shown(row['induction'], 0.8)}"
                           for row, k in zip(SEED_ROWS, kind)]
     listed = {text(row[2]): [text(td) for td in find(row, "td")] for row in find(seeds.table(SEED_ROWS), "tr")[1:]}
