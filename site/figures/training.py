@@ -40,7 +40,7 @@ LETTERS = "ABCDEF"          # token t is shown as LETTERS[t]
 SAMPLE = "BECAFDBCAFDB"     # two random tokens, then CAFDB twice: both heads' diagonals show
 MAX_SEED = 999_999
 MAX_STEPS = 3000            # about two minutes in the page's worker
-CACHE_VERSION = "5"         # bump when run_data()'s content changes shape
+CACHE_VERSION = "6"         # bump when run_data()'s content changes shape
 EVERY = 10                  # the worker reports every EVERY steps
 QUICK = 32                  # held-out sequences of the worker's progress accuracy (an attribute, not shown)
 # What names a head and what counts as learned: mha.training.classify()'s, so the story of a run and the
@@ -181,7 +181,7 @@ def _take(lock):
     return True
 
 
-MEASURED = ("heads", "scores", "ablated", "scores_off", "first_token", "copy")  # measure()'s keys
+MEASURED = ("heads", "scores", "ablated", "scores_off", "first_token")  # measure()'s keys
 
 
 def files():
@@ -537,7 +537,7 @@ def sink_rows(params, name, tokens=None):
     has no earlier twin: where an induction head has nothing to copy."""
     tokens = parse_sequence(SAMPLE) if tokens is None else tokens
     rows = mha.training.forward(params, tokens).weights[name[0]][name[1]]
-    return [(i, rows[i][0]) for i in range(1, len(tokens)) if tokens[i] not in tokens[:i]]
+    return [(i, rows[i][0]) for i in mha.training.fresh_positions(tokens)]
 
 
 def sink_sentence(facts, params=None):

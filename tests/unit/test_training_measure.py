@@ -72,6 +72,7 @@ def test_the_first_token_weight_of_a_hand_built_pattern():
     """Tokens A B A C: positions 1 (B) and 3 (C) have no earlier twin; position 2 (A) has one. The pattern puts
     0.6 on token 0 at position 1 and 0.1 at position 3: 0.7 in all; even weights would put 1/2 + 1/4 = 0.75."""
     weights = [[1.0, 0, 0, 0], [0.6, 0.4, 0, 0], [0.9, 0.05, 0.05, 0], [0.1, 0.2, 0.3, 0.4]]
+    assert training.fresh_positions([0, 1, 0, 2]) == [1, 3]  # position 2 repeats token 0; position 0 is the first
     assert training.first_token_weight(weights, [0, 1, 0, 2]) == pytest.approx((0.7, 0.75, 2))
 
 
@@ -84,21 +85,3 @@ def test_the_first_token_weight_is_measured_per_head_with_every_head_on(params, 
             total, even, count = total + sum(w[q, 0] for q in fresh), even + sum(1 / (q + 1) for q in fresh), \
                 count + len(fresh)
         assert measured["first_token"][i] == pytest.approx([total / count, even / count], abs=1e-12)
-
-
-def test_the_copy_demo_reads_the_top_induction_heads_last_row_and_the_models_odds(params, measured):
-    """FACEACBA and FACEADBA: the earlier A's sit at positions 1 and 4, so the weights are the last row's at 2
-    and 5, and the continuations are C and C, then C and D."""
-    top = max(range(4), key=lambda i: measured["scores"][i][1])
-    demo = measured["copy"]
-    assert demo["head"] == list(HEADS[top])
-    for key, tokens, after in (("repeat", [5, 0, 2, 4, 0, 2, 1, 0], [2, 2]), ("near", [5, 0, 2, 4, 0, 3, 1, 0], [2, 3])):
-        assert list(getattr(training, key.upper())) == tokens
-        weights, logits = numpy_forward(params, tokens)
-        layer, head = HEADS[top]
-        probs = np.exp(logits[-1] - logits[-1].max())
-        probs /= probs.sum()
-        assert demo[key]["weights"] == pytest.approx([weights[layer][head][-1, 2], weights[layer][head][-1, 5]])
-        assert demo[key]["guess"] == int(np.argmax(probs)) and demo[key]["p"] == pytest.approx(probs.max())
-        assert [t for t, _ in demo[key]["continuations"]] == after
-        assert [p for _, p in demo[key]["continuations"]] == pytest.approx([probs[t] for t in after])

@@ -1,15 +1,15 @@
 """What the page shows of a trained model, measured once: accuracy and scores for sets of heads switched off,
-the id demo, and where a head looks when the letter has no earlier twin.
+and where a head looks when the letter has no earlier twin.
 
 Full precision everywhere: a number is rounded only where a person reads it.
 """
 
-from ..softmax import softmax
-from .model import argmax, forward
 from .probes import head_names, tally
 
-REPEAT = (5, 0, 2, 4, 0, 2, 1, 0)  # FACEACBA: both earlier A's are followed by C (an exact repeat)
-NEAR = (5, 0, 2, 4, 0, 3, 1, 0)    # FACEADBA: one A is followed by C, one by D (a near-duplicate that diverges)
+# The page's probe presets: FACEACBA, both earlier A's followed by C (an exact repeat); FACEADBA, one A followed by C,
+# one by D (a near-duplicate that diverges)
+REPEAT = (5, 0, 2, 4, 0, 2, 1, 0)
+NEAR = (5, 0, 2, 4, 0, 3, 1, 0)
 
 
 def ablation_sets(names):
@@ -27,35 +27,23 @@ def mask_of(names, off):
     return sum(1 << i for i, name in enumerate(names) if tuple(name) in off)
 
 
+def fresh_positions(tokens):
+    """The positions i >= 1 whose token has no earlier twin: where an induction head has nothing to copy."""
+    return [i for i in range(1, len(tokens)) if tokens[i] not in tokens[:i]]
+
+
 def first_token_weight(weights, tokens):
-    """(sum of weights[i][0], sum of 1 / (i + 1), count) over the positions i >= 1 whose token has no earlier
-    twin: what the head puts on the first token there, and what even weights over 0..i would put."""
-    fresh = [i for i in range(1, len(tokens)) if tokens[i] not in tokens[:i]]
+    """(sum of weights[i][0], sum of 1 / (i + 1), count) over fresh_positions(tokens): what the head puts on the
+    first token there, and what even weights over 0..i would put."""
+    fresh = fresh_positions(tokens)
     return sum(weights[i][0] for i in fresh), sum(1 / (i + 1) for i in fresh), len(fresh)
-
-
-def copy_demo(params, head):
-    """At the last token of REPEAT and of NEAR, head (layer, head)'s weight on the token after each earlier twin
-    of it, the model's guess and its probability, and each earlier twin's continuation with its probability:
-    {"head": [layer, head], "repeat" | "near": {"weights", "guess", "p", "continuations": [[token, p], ...]}}."""
-    layer, h = head
-    demo = {"head": [layer, h]}
-    for key, tokens in (("repeat", REPEAT), ("near", NEAR)):
-        trace = forward(params, list(tokens))
-        row = trace.weights[layer][h][-1]
-        probs = softmax(trace.logits[-1])
-        after = [i + 1 for i in range(len(tokens) - 1) if tokens[i] == tokens[-1]]
-        guess = argmax(probs)
-        demo[key] = {"weights": [row[i] for i in after], "guess": guess, "p": probs[guess],
-                     "continuations": [[tokens[i], probs[tokens[i]]] for i in after]}
-    return demo
 
 
 def measure(params, sequences=None, masks=None):
     """{"heads": [[layer, head], ...], "ablated": [accuracy with mask m's heads off, for every m],
      "scores_off": [[[previous_token, induction] per head] for every m], "scores": scores_off[0],
      "first_token": [[mean weight on the first token where the letter has no earlier twin, the same for even
-     weights] per head], "copy": copy_demo() of the top induction head}, on the held-out set (or sequences).
+     weights] per head]}, on the held-out set (or sequences).
 
     The accuracy and the scores are probes.tally's (one forward_each per sequence runs its masks together).
     masks: the masks to measure (None: all 2^heads), mask 0 among them; the others' entries are None."""
@@ -73,7 +61,5 @@ def measure(params, sequences=None, masks=None):
     ablated = [found[m][1] if m in found else None for m in range(len(sets))]
     scores_off = [[[row["previous_token"], row["induction"]] for row in found[m][0]] if m in found else None
                   for m in range(len(sets))]
-    top = max(range(len(names)), key=lambda i: scores_off[0][i][1])
     return {"heads": [list(name) for name in names], "ablated": ablated, "scores_off": scores_off,
-            "scores": scores_off[0], "first_token": [[w / k, even / k] if k else [0.0, 0.0] for w, even, k in first],
-            "copy": copy_demo(params, names[top])}
+            "scores": scores_off[0], "first_token": [[w / k, even / k] if k else [0.0, 0.0] for w, even, k in first]}
