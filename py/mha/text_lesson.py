@@ -138,11 +138,11 @@ class Typical(NamedTuple):
     near: float
     writes_own: int
     writes_other: int
-    unrelated: float = None
-    exact_lowers: int = None
-    near_lowers: int = None
-    unrelated_lowers: int = None
-    writes_alone: int = None
+    unrelated: float
+    exact_lowers: int
+    near_lowers: int
+    unrelated_lowers: int
+    writes_alone: int
 
     @property
     def writes_neither(self):

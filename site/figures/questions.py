@@ -13,6 +13,7 @@ with data-after="ID" hidden; boot.js shows it on Check, and hides it again
 data-before="ID" is shown until then (a note saying what waits).
 """
 
+import functools
 from typing import Callable, NamedTuple
 
 import mha
@@ -238,6 +239,7 @@ TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is 
 
 # --- section 9: one prompt can hang on one head ------------------------------------------------
 
+@functools.cache
 def text_heads():
     """(the default seed's layer-1 head with the induction role whose switch lowers the default id's end most,
     p of that end with every head on, p with it off, its average cost to copying), from mha.text."""
