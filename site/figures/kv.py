@@ -18,7 +18,6 @@ GROUP_TOKENS_SHOWN = 4    # tokens per table in that figure
 GROUP_NUMBERS_SHOWN = 4   # numbers per vector in that figure
 WEIGHT_BYTES = 2          # the weights in bf16
 PROSE_MODEL = "Llama-3-8B"          # section 6's worked bill
-PROSE_LONG_MODEL = "Llama-3.1-8B"   # the same shape, built for 128k tokens
 PROSE_WINDOW_MODEL = "Mistral-7B-v0.1"
 QUESTION_MODELS = ("Llama-2-7B", "Llama-3-70B")  # section 6's question compares their bills: theirs wait for Check
 
@@ -313,9 +312,8 @@ def _prose_bill(name, seq_len, batch=1):
 
 
 def _prose():
-    llama, long, mistral = model_shape(PROSE_MODEL), model_shape(PROSE_LONG_MODEL), model_shape(PROSE_WINDOW_MODEL)
+    llama, mistral = model_shape(PROSE_MODEL), model_shape(PROSE_WINDOW_MODEL)
     short = _prose_bill(PROSE_MODEL, llama.context)
-    longest = _prose_bill(PROSE_LONG_MODEL, long.context)
     windowed = _prose_bill(PROSE_WINDOW_MODEL, mistral.context)
     unwindowed = mha.model_bill(mistral._replace(window=None), mistral.context)
     batch = mha.caches_outweigh_weights(llama, llama.context)  # the fewest conversations whose caches outweigh it
@@ -325,19 +323,15 @@ def _prose():
         "kv-model-kv-heads": lambda: str(llama.kv_heads),
         "kv-model-heads": lambda: str(llama.heads),
         "kv-per-token": lambda: mha.format_bytes(short.per_token),
-        "kv-context": lambda: str(llama.context),
+        "kv-context": lambda: f"{llama.context:,}",  # a token count as the KV warning says it: 8,192
         "kv-cache-context": lambda: mha.format_bytes(short.bytes),
         "kv-cache-unshared": lambda: mha.format_bytes(short.full_bytes),
         "kv-weights": lambda: mha.format_bytes(mha.weights_bytes(llama, WEIGHT_BYTES)),
-        "kv-weights-gb": lambda: f"{mha.weights_bytes(llama, WEIGHT_BYTES) / 1e9:.0f} GB",
         "kv-batch": lambda: str(batch),
         "kv-cache-batch": lambda: mha.format_bytes(batched.bytes),
-        "kv-long-model": lambda: PROSE_LONG_MODEL,
-        "kv-long-context": lambda: str(long.context),
-        "kv-cache-long": lambda: mha.format_bytes(longest.bytes),
         "kv-window-model": lambda: PROSE_WINDOW_MODEL,
-        "kv-window": lambda: str(mistral.window),
-        "kv-window-context": lambda: str(mistral.context),
+        "kv-window": lambda: f"{mistral.window:,}",
+        "kv-window-context": lambda: f"{mistral.context:,}",
         "kv-cache-windowed": lambda: mha.format_bytes(windowed.bytes),
         "kv-cache-unwindowed": lambda: mha.format_bytes(unwindowed.bytes),
     }

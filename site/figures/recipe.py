@@ -399,7 +399,6 @@ def _share(costs):
 
 def _recipe_prose():
     return {
-        "cost-model": lambda: mha.COST_MODEL,
     }
 
 

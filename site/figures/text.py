@@ -424,27 +424,18 @@ def apart_sentence(seed):
             f"{b_close:.0%} and copying {b_copy:.0%}.")
 
 
-def short_name(name):
-    """(layer, head) as the switches and the CLI write it: '1.2'."""
-    return f"{name[0]}.{name[1]}"
-
-
-def moves():
-    """Where one role sits in each seed, for the first of PREFERRED that sits on different heads in different
-    seeds (every seed having it): 'induction: 1.0, 1.2, 1.3 in seed 0; 1.1, 1.2, 1.3 in seed 1; ...'."""
-    holders = {}
-    for seed in mha.text.SEEDS:
-        for layer, head, role in measured(seed)["roles"]:
-            if role:
-                holders.setdefault(role, {}).setdefault(seed, []).append(short_name((layer, head)))
+def moving_role():
+    """A role that every seed has but on different heads (the first of PREFERRED), or None: what the roles
+    sentence rests on. The roles table shows where it sits."""
     for role in PREFERRED:
-        by_seed = holders.get(role, {})
-        if len(by_seed) == len(mha.text.SEEDS) and len({tuple(h) for h in by_seed.values()}) > 1:
-            return f"{role_text(role)}: " + "; ".join(f"{', '.join(by_seed[s])} in seed {s}" for s in mha.text.SEEDS)
+        by_seed = [tuple((layer, head) for layer, head, r in measured(seed)["roles"] if r == role)
+                   for seed in mha.text.SEEDS]
+        if all(by_seed) and len(set(by_seed)) > 1:
+            return role
     return None
 
 
-PREFERRED = ("induction", "previous_token", "word_start", "bracket", "same_character")  # which move moves() names
+PREFERRED = ("induction", "previous_token", "word_start", "bracket", "same_character")  # which move moving_role() names
 
 
 def dissociations():
@@ -620,14 +611,12 @@ PROSE = {
     "text-last": lambda: str(len(lesson.DEFAULT_PROMPT) - 1),
     "text-room": lambda: room(lesson.DEFAULT_PROMPT),
     "text-context": lambda: str(model().context),
-    "text-vocab": lambda: str(len(model().vocab)),
     "text-shape": lambda: f"{model().layers} layers of {model().heads} heads, width {model().width}",
     "text-params": lambda: f"{model().about['parameters']:,}",
     # CPU time, not wall time: wall time swings with what else the machine runs
     "text-minutes": lambda: f"{minutes(max(model(s).about['training_cpu_seconds'] for s in mha.text.SEEDS))}",
     "text-seeds": lambda: listed([str(seed) for seed in mha.text.SEEDS]),
     "text-copy-no-previous": lambda: span([without_previous(s) for s in mha.text.SEEDS], percent),
-    "text-steps": lambda: f"{model().about['steps']:,}",
     "text-recipe": lambda: recipe(model().about["corpus"]["stages"]),
     "text-copy-unseen": lambda: span([m["tasks"][0]["unseen"] for m in map(measured, mha.text.SEEDS)], percent),
     "text-chance": lambda: percent(lesson.chance(model())),
@@ -641,7 +630,7 @@ PROSE = {
     "text-competition": competition_sentence,
     "text-role-min": lambda: f"{mha.text.ROLE_MIN}",
     "text-role-lift": lambda: f"{mha.text.ROLE_LIFT}",
-    "text-moves": lambda: "The roles move between seeds (the table)" if moves() else "No role moves between seeds",
+    "text-moves": lambda: "The roles move between seeds (the table)" if moving_role() else "No role moves between seeds",
 }
 
 FIGURES = {

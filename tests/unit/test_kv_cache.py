@@ -364,14 +364,14 @@ def test_read_kv_fields_rejects_bad_input(field, value, message):
 def test_the_prose_numbers_are_mhas():
     """Worked by hand: 128 KiB a token; 8192 x 128 KiB = 1 GiB (4 GiB with 32 kv heads); 15 x 1 GiB (the
     fewest caches past the weights' 14.96 GiB, test_caches_outweigh_the_weights_from_the_fifteenth_conversation);
-    131072 x 128 KiB = 16 GiB; Mistral keeps 4096 tokens: 512 MiB instead of 32768 x 128 KiB = 4 GiB."""
+    Mistral keeps 4096 tokens: 512 MiB instead of 32768 x 128 KiB = 4 GiB. Token counts with separators, as the
+    KV warning says them."""
     prose = {key: make() for key, make in kv.PROSE.items()}
     assert prose == {
         "kv-model": "Llama-3-8B", "kv-model-kv-heads": "8", "kv-model-heads": "32", "kv-per-token": "128.0 KiB",
-        "kv-context": "8192", "kv-cache-context": "1.00 GiB", "kv-cache-unshared": "4.00 GiB",
-        "kv-weights": "14.96 GiB", "kv-weights-gb": "16 GB", "kv-batch": "15", "kv-cache-batch": "15.00 GiB",
-        "kv-long-model": "Llama-3.1-8B", "kv-long-context": "131072", "kv-cache-long": "16.00 GiB",
-        "kv-window-model": "Mistral-7B-v0.1", "kv-window": "4096", "kv-window-context": "32768",
+        "kv-context": "8,192", "kv-cache-context": "1.00 GiB", "kv-cache-unshared": "4.00 GiB",
+        "kv-weights": "14.96 GiB", "kv-batch": "15", "kv-cache-batch": "15.00 GiB",
+        "kv-window-model": "Mistral-7B-v0.1", "kv-window": "4,096", "kv-window-context": "32,768",
         "kv-cache-windowed": "512.0 MiB", "kv-cache-unwindowed": "4.00 GiB",
     }
 

@@ -357,7 +357,6 @@ def test_the_field_holds_the_states_length_and_redraws_with_a_link_or_a_reset():
     assert set(FIGURES["fig-cost-share"].redraw) == {"controls", "cost"}  # and its own field (main.INPUTS)
 
 
-def test_the_section_2_prose_names_the_model():
-    values = prose()
-    assert values["cost-model"] == "Llama-3-8B"
-    assert not [key for key in values if key.startswith("cost-model-")]  # the old table's prose is gone
+def test_the_section_2_cost_sentence_names_the_model():
+    assert text(recipe.cost_share(8192)).startswith("In one attention layer of Llama-3-8B (MLP aside) over 8,192 tokens")
+    assert not [key for key in prose() if key.startswith("cost-model")]  # the figure names it: no prose mark

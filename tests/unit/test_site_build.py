@@ -300,3 +300,14 @@ def test_serve_command_builds_and_prints_its_url(tmp_path):
         process.terminate()
         process.wait(timeout=10)
     assert Path(tmp_path / "d" / "index.html").is_file()
+
+
+def test_every_prose_number_fills_a_mark_and_every_mark_has_one():
+    """figures.PROSE and the <!--value:KEY--> marks of the page's HTML match both ways: a key no mark uses is dead
+    code that still computes (four kv keys, cost-model, text-vocab and text-steps were, 2026-12-06)."""
+    import figures
+
+    site = Path(build.__file__).resolve().parent / "site"
+    html = "".join(p.read_text() for p in [site / "index.html", *sorted((site / "sections").glob("*.html"))])
+    marks = set(build.VALUE_MARK.findall(html))
+    assert marks == set(figures.PROSE), (sorted(set(figures.PROSE) - marks), sorted(marks - set(figures.PROSE)))
