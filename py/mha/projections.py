@@ -23,8 +23,19 @@ def matmul(vectors, w):
 
     Raises ValueError if a product overflows (huge inputs).
     """
-    columns = list(zip(*w))
-    out = [[dot(x, col) for col in columns] for x in vectors]
+    return matmul_columns(vectors, columns(w))
+
+
+def columns(w):
+    """W's columns, W transposed: d_out tuples of d floats. What matmul_columns takes, so a caller that multiplies
+    by the same W on every keystroke (the text model, mha.text.TextModel.block_columns) transposes it once."""
+    return tuple(zip(*w))
+
+
+def matmul_columns(vectors, w_columns):
+    """x @ W for inputs already checked, W given by its columns (columns(W)): out[i][c] = x_i . W's column c.
+    n x d times d x d_out -> n x d_out; raises ValueError if a product overflows."""
+    out = [[dot(x, col) for col in w_columns] for x in vectors]
     check_finite_result("projection", out)
     return out
 

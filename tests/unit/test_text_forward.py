@@ -118,10 +118,11 @@ def test_extending_with_other_heads_off_reads_the_whole_text_again():
 
 
 def test_the_cache_projects_and_attends_from_the_new_rows_only(monkeypatch):
-    """A character typed at the end: every matmul (q, k, v, w_o per layer, then the readout) gets one row, and
-    every head attends from one query row to all the keys so far: n + 1 of them, not an (n + 1)^2 square."""
+    """A character typed at the end: every matmul (q, k, v, w_o per layer, then the readout; layer 0's q, k, v are
+    rows of model.first_projections, no matmul) gets one row, and every head attends from one query row to all the
+    keys so far: n + 1 of them, not an (n + 1)^2 square."""
     rows, queries = [], []
-    real_matmul, real_weights = mha.text.reading.matmul, mha.text.reading.attention_weights
+    real_matmul, real_weights = mha.text.reading.matmul_columns, mha.text.reading.attention_weights
 
     def counting_matmul(vectors, w):
         rows.append(len(vectors))
@@ -132,10 +133,10 @@ def test_the_cache_projects_and_attends_from_the_new_rows_only(monkeypatch):
         return real_weights(q, k, mask)
 
     earlier = mha.text.read(MODEL, "get ab12cd\nok ab12c")
-    monkeypatch.setattr(mha.text.reading, "matmul", counting_matmul)
+    monkeypatch.setattr(mha.text.reading, "matmul_columns", counting_matmul)
     monkeypatch.setattr(mha.text.reading, "attention_weights", counting_weights)
     later = mha.text.extend(MODEL, earlier, "d")
-    assert rows == [1] * (MODEL.layers * 4 + 1)
+    assert rows == [1] * (MODEL.layers * 4 + 1 - 3)
     assert queries == [(1, 20)] * (MODEL.layers * MODEL.heads)
     monkeypatch.undo()
     assert_same(later, mha.text.read(MODEL, "get ab12cd\nok ab12cd"))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 
-from ..projections import Projection, matmul
+from ..projections import Projection, columns, matmul, matmul_columns
 
 SEEDS = (0, 1, 2)  # the shipped models: one recipe, three seeds
 DEFAULT_SEED = 0
@@ -77,6 +77,32 @@ class TextModel:
         hw = self.head_width
         return tuple(tuple(Projection(matmul(w_o[head * hw:(head + 1) * hw], self.readout))
                            for head in range(self.heads)) for _, _, _, w_o in self.blocks)
+
+    # The same matrices by their columns (mha.projections.columns), as matmul_columns takes them: transposed once,
+    # on the first read, not on every character typed.
+    @cached_property
+    def block_columns(self):
+        """Per layer: (w_q, w_k, w_v, w_o), each by its columns."""
+        return tuple(tuple(columns(w) for w in block) for block in self.blocks)
+
+    @cached_property
+    def first_projections(self):
+        """Layer 0's (queries, keys, values) of every character and of every position, as two tables of
+        (len(vocab) or context) rows of 3 x width: embed @ [w_q w_k w_v] and positions @ [w_q w_k w_v]. Layer 0
+        reads x_i = embed[char_i] + position_i, so x_i @ W is one row of each added: a character typed reads two
+        rows instead of multiplying three matrices (computed once, on the first read)."""
+        w_q, w_k, w_v, _ = self.block_columns[0]
+        return tuple(tuple(map(tuple, matmul_columns(table, w_q + w_k + w_v))) for table in (self.embed, self.positions))
+
+    @cached_property
+    def readout_columns(self):
+        """The readout's len(vocab) columns of width floats."""
+        return columns(self.readout)
+
+    @cached_property
+    def head_readout_columns(self):
+        """[layer][head]: head_readouts[layer][head]'s len(vocab) columns of head_width floats."""
+        return tuple(tuple(columns(w) for w in heads) for heads in self.head_readouts)
 
     @property
     def names(self):

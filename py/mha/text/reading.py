@@ -2,7 +2,8 @@
 
 For each layer, with x the residual stream (n x width):
 
-    1. project: q, k, v = x @ w_q, x @ w_k, x @ w_v, split into heads (n x head_width each)
+    1. project: q, k, v = x @ w_q, x @ w_k, x @ w_v, split into heads (n x head_width each); in layer 0,
+       where x is embed + position, x @ W is embed @ W + position @ W, both tables multiplied once
     2. attend, per head: weights = softmax(q k^T / sqrt(head_width), causal mask), outputs = weights v
     3. concat the heads' outputs (a head switched off gives zeros) and mix: x <- x + concat @ w_o
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from ..attention import attention_weights, weighted_sum
 from ..heads import merge_heads, split_heads
-from ..projections import matmul
+from ..projections import matmul_columns
 from ..softmax import softmax
 from .model import parse_off, parse_text
 
@@ -27,7 +28,9 @@ class Reading:
 
     text: the lower-cased text; off: the (layer, head) pairs switched off; logits, probabilities:
     n rows of len(vocab); weights[layer][head][i]: position i's softmax row over positions 0..i
-    (causal, so row i has i + 1 weights); keys, values [layer][head]: n rows of head_width (the cache).
+    (causal, so row i has i + 1 weights); keys, values [layer][head]: n rows of head_width (the cache);
+    outputs[layer][head]: n rows of head_width, what the head's weights made of its values (an off head's too,
+    though the stream gets zeros instead).
     """
 
     text: str
@@ -38,6 +41,7 @@ class Reading:
     weights: tuple
     keys: tuple
     values: tuple
+    outputs: tuple
 
     @property
     def guess(self):
@@ -95,11 +99,17 @@ def _advance(model, earlier, more, off):
     tokens = [model.vocab.index(char) for char in more]
     x = [[e + p for e, p in zip(model.embed[t], model.positions[start + i])] for i, t in enumerate(tokens)]
     mask = [[j <= start + i for j in range(n)] for i in range(len(more))]
-    all_weights, all_keys, all_values = [], [], []
-    for layer, (w_q, w_k, w_v, w_o) in enumerate(model.blocks):
+    all_weights, all_keys, all_values, all_outputs = [], [], [], []
+    for layer, (w_q, w_k, w_v, w_o) in enumerate(model.block_columns):
         # 1. project the new rows only: (m, d) -> (heads, m, head_width)
-        queries, keys, values = (split_heads(matmul(x, w), model.heads) for w in (w_q, w_k, w_v))
-        outputs, layer_weights, layer_keys, layer_values = [], [], [], []
+        if layer == 0:  # x = embed + position, so x @ W = embed @ W + position @ W: two rows of tables made once
+            embedded, placed = model.first_projections
+            both = [[a + b for a, b in zip(embedded[t], placed[start + i])] for i, t in enumerate(tokens)]
+            projected = ([row[k * model.width:(k + 1) * model.width] for row in both] for k in range(3))
+        else:
+            projected = (matmul_columns(x, w) for w in (w_q, w_k, w_v))
+        queries, keys, values = (split_heads(rows, model.heads) for rows in projected)
+        outputs, layer_weights, layer_keys, layer_values, layer_outputs = [], [], [], [], []
         for head in range(model.heads):
             cached_keys = earlier.keys[layer][head] if earlier else ()
             cached_values = earlier.values[layer][head] if earlier else ()
@@ -108,21 +118,25 @@ def _advance(model, earlier, more, off):
             weights = attention_weights(queries[head], head_keys, mask)  # inputs checked: parse_text, the model's load
             out = weighted_sum(weights, head_values)
             outputs.append([[0.0] * len(row) for row in out] if (layer, head) in off else out)
+            layer_outputs.append((earlier.outputs[layer][head] if earlier else ()) + tuple(map(tuple, out)))
             old_rows = earlier.weights[layer][head] if earlier else ()
             layer_weights.append(old_rows + tuple(tuple(row[:start + i + 1]) for i, row in enumerate(weights)))
             layer_keys.append(head_keys)
             layer_values.append(head_values)
         # 3. concat the heads (m, d) and add what w_o makes of them to the stream
-        x = [[a + b for a, b in zip(row, mixed)] for row, mixed in zip(x, matmul(merge_heads(outputs), w_o))]
+        x = [[a + b for a, b in zip(row, mixed)] for row, mixed in zip(x, matmul_columns(merge_heads(outputs), w_o))]
         all_weights.append(tuple(layer_weights))
         all_keys.append(tuple(layer_keys))
         all_values.append(tuple(layer_values))
-    logits = tuple(tuple(s + b for s, b in zip(row, model.readout_bias)) for row in matmul(x, model.readout))
+        all_outputs.append(tuple(layer_outputs))
+    logits = tuple(tuple(s + b for s, b in zip(row, model.readout_bias))
+                   for row in matmul_columns(x, model.readout_columns))
     probabilities = tuple(tuple(softmax(list(row))) for row in logits)
     return Reading(text=(earlier.text if earlier else "") + more, off=off, vocab=model.vocab,
                    logits=(earlier.logits if earlier else ()) + logits,
                    probabilities=(earlier.probabilities if earlier else ()) + probabilities,
-                   weights=tuple(all_weights), keys=tuple(all_keys), values=tuple(all_values))
+                   weights=tuple(all_weights), keys=tuple(all_keys), values=tuple(all_values),
+                   outputs=tuple(all_outputs))
 
 
 def _argmax(row):
@@ -135,20 +149,13 @@ def writes(model, reading, position):
 
         write[layer][head] = (weights[position] @ values) @ w_o[head's rows] @ readout     (len(vocab) numbers)
 
-    the head's output there, through its block of w_o's rows (its share of step 3) and the readout (the last two
-    multiplied once: model.head_readouts). A head that is off writes zeros. This leaves out what a layer-0 head
-    writes for layer 1 to read: only the direct path."""
-    result = []
-    for layer, readouts in enumerate(model.head_readouts):
-        row = []
-        for head, readout in enumerate(readouts):
-            weights = reading.weights[layer][head][position]
-            output = weighted_sum([list(weights)], reading.values[layer][head][:position + 1])  # (1, hw)
-            if (layer, head) in reading.off:
-                output = [[0.0] * model.head_width]
-            row.append(matmul(output, readout)[0])  # (len(vocab),)
-        result.append(row)
-    return result
+    the head's output there (the Reading keeps it), through its block of w_o's rows (its share of step 3) and the
+    readout (the last two multiplied once: model.head_readouts). A head that is off writes zeros. This leaves out
+    what a layer-0 head writes for layer 1 to read: only the direct path."""
+    return [[[0.0] * len(model.vocab) if (layer, head) in reading.off
+             else matmul_columns([reading.outputs[layer][head][position]], readout)[0]  # (len(vocab),)
+             for head, readout in enumerate(readouts)]
+            for layer, readouts in enumerate(model.head_readout_columns)]
 
 
 def top_writes(model, reading, position):
