@@ -24,8 +24,10 @@ browser = SimpleNamespace(document=None, window=None, create_proxy=None, to_js=N
 BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
 # The Reading drawn, its state, its maps' runs and its guesses' cells (fig.map_runs, fig.read_cells: kept, so a typed
-# character computes only its own), the key of the chosen row's readable cell (None: the diagonal), the run under way.
-_now = {"reading": None, "state": None, "runs": None, "cells": None, "key": None, "job": None, "generation": 0}
+# character computes only its own), the key of the chosen row's readable cell (None: the diagonal), the run under way,
+# and the sentence last said in each line (say()).
+_now = {"reading": None, "state": None, "runs": None, "cells": None, "key": None, "job": None, "generation": 0,
+        "said": {}}
 
 
 def element(element_id):
@@ -37,7 +39,11 @@ def draw(element_id, children):
 
 
 def say(element_id, sentence):
-    draw(element_id, [sentence] if sentence else [])
+    """One sentence (or none) in a line of the section: drawn only if it is not the one already there (a typed key
+    changes the room line, and seldom the error or the status)."""
+    if _now["said"].get(element_id) != sentence:
+        _now["said"][element_id] = sentence
+        draw(element_id, [sentence] if sentence else [])
 
 
 def draw_reading(parts=("reads", "maps")):

@@ -170,7 +170,7 @@ def head_map(rows, text, label, row, off, key=None, runs=None):
                    cell=cell, margin=margin, cursor=(row, row if key is None else min(key, row)), runs=runs,
                    extra=("text-map", "off" if off else ""),
                    describe=lambda i, j: describe(label, off, text, rows, i, j))
-    svg[1]["data-weights"] = " ".join(f"{w:.4f}" for w in rows[row][:row + 1])
+    svg[1]["data-weights"] = " ".join(("%.4f",) * (row + 1)) % tuple(rows[row][:row + 1])  # as f"{w:.4f}", sooner
     return svg
 
 
