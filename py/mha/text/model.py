@@ -92,7 +92,8 @@ class TextModel:
         reads x_i = embed[char_i] + position_i, so x_i @ W is one row of each added: a character typed reads two
         rows instead of multiplying three matrices (computed once, on the first read)."""
         w_q, w_k, w_v, _ = self.block_columns[0]
-        return tuple(tuple(map(tuple, matmul_columns(table, w_q + w_k + w_v))) for table in (self.embed, self.positions))
+        both = w_q + w_k + w_v  # 3 x width columns
+        return tuple(tuple(map(tuple, matmul_columns(table, both))) for table in (self.embed, self.positions))
 
     @cached_property
     def readout_columns(self):
