@@ -79,18 +79,23 @@ class Trial(NamedTuple):
 def find_id(text):
     """The id (Id) of the last word that repeats an earlier one, or None. Words are whole runs of letters and
     digits; a repeat is the same word, or one sharing MIN_ID or more leading characters before both go on
-    differently. Its partner: an exact copy if there is one, else the longest shared start; the nearest on ties."""
+    differently, or (the text's last word, still being typed) the first MIN_ID or more characters of an earlier
+    word: its prompt is the text as it is, and the earlier word's end is what it asks for. Its partner: an exact
+    copy if there is one, else the longest shared start; the nearest on ties."""
     words = [(m.start(), m.group()) for m in re.finditer(WORD, text)]
     for k in range(len(words) - 1, 0, -1):
         last, word = words[k]
+        typing = last + len(word) == len(text)
         best = None
         for first, earlier in reversed(words[:k]):
             shared = _shared(earlier, word)
             exact = earlier == word and len(word) >= MIN_ID
             diverge = MIN_ID <= shared < min(len(earlier), len(word))
+            begun = typing and MIN_ID <= shared == len(word) < len(earlier)
             rank = (exact, shared)
-            if (exact or diverge) and (best is None or rank > best[0]):
+            if (exact or diverge or begun) and (best is None or rank > best[0]):
                 best = (rank, Id(word, first, last, max(1, len(word) // 2)) if exact
+                        else Id(earlier, first, last, shared) if begun
                         else Id(earlier, first, last, shared, word))
         if best is not None:
             return best[1]

@@ -54,12 +54,15 @@ def test_the_default_prompt_is_a_spec_a_tool_result_and_a_reply_that_repeats_the
     (DEFAULT, lesson.Id("k7q2xm", 38, 85, 3)),
     ("abc abc", lesson.Id("abc", 0, 4, 1)),            # 3 characters: the prompt keeps 'a', asks for 'bc'
     ("abcabc", None),                                  # one word: a run inside a word is no id
-    ("k7q2xm k7q2", None),                             # the later word a prefix of the earlier: not yet diverged
+    ("k7q2xm k7q2", lesson.Id("k7q2xm", 0, 7, 4)),     # the text ends mid-copy: the prompt as typed, asks for 'xm'
+    ("k7q2xm k7q2 then", None),                        # a prefix the text goes on past: not a copy being typed
     ("id: ab12 x ab12 y ab12", lesson.Id("ab12", 11, 18, 2)),  # three copies: the last and the nearest before it
     # the reader's own near-duplicate: the shared start 'k7q', then the two real ends (2xm, 3yn)
     ("tool: k7q2xm\nai: k7q3yn", lesson.Id("k7q2xm", 6, 17, 3, "k7q3yn")),
     ("x: k7q2xm k7q2xm y: k7q3yn", lesson.Id("k7q2xm", 10, 20, 3, "k7q3yn")),  # the longest shared start wins
-    ("tool: k7q2xm\nai: k7q", None),                   # the reply half typed: a prefix of the id, no near-duplicate yet
+    ("tool: k7q2xm\nai: k7q", lesson.Id("k7q2xm", 6, 17, 3)),  # the reply half typed: it asks for '2xm'
+    ("ai: order 88kq2x. order 88kq", lesson.Id("88kq2x", 10, 24, 4)),  # the id being typed, not the repeated 'order'
+    ("tool: k7q2xm\nai: k7", None),                    # under 3 characters typed: no id yet
     ("ab: ab:", None),                                 # ':' and ' ' are no id's: only 'ab' repeats, under 3
     ("hello", None),
 ])
@@ -78,6 +81,17 @@ def test_the_near_duplicate_prompts_are_one_copy_then_a_second_copy_inserted_aft
         return ONE.replace('"k7q2xm"', f'"k7q2xm {copy}"')
     assert lesson.near_duplicate_prompts(DEFAULT, MODEL.context) == [
         ("one", ONE), ("exact", inserted("k7q2xm")), ("near", inserted("k7q3yn"))]
+
+
+def test_an_id_being_typed_at_the_end_is_tested_from_the_text_as_it_stands():
+    """'ai: k7q' typed after 'tool: k7q2xm': the prompts are the text as typed, then with ' k7q2xm' and ' k7q3yn'
+    after the tool's copy; each asks for 2xm (and the near one for 3yn too), as the default's do."""
+    typed = "tool: k7q2xm\nai: k7q"
+    assert lesson.near_duplicate_prompts(typed, MODEL.context) == [
+        ("one", typed), ("exact", "tool: k7q2xm k7q2xm\nai: k7q"), ("near", "tool: k7q2xm k7q3yn\nai: k7q")]
+    state = fig.with_text(fig.default_state(), typed)
+    (runs, _), = fig.experiments(state).values()
+    assert [ends for _, ends in runs] == [["2xm"], ["2xm"], ["2xm", "3yn"]]
 
 
 def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends():
