@@ -199,7 +199,8 @@ def typical(model, ids=None, form=DEFAULT_FORM, reader=None):
         p["near"].append(p_end)
         own += writes_end
         other += writes_near and not writes_end
-    lowers = {kind: sum(bool(after < before) for before, after in zip(p["one"], p[kind])) for kind in p}
+    lowers = {kind: sum(bool(after < before) for before, after in zip(p["one"], p[kind]))
+              for kind in ("exact", "near", "unrelated")}
     return Typical(len(p["one"]), _median(p["one"]), _median(p["exact"]), _median(p["near"]), own, other,
                    _median(p["unrelated"]), lowers["exact"], lowers["near"], lowers["unrelated"], alone)
 

@@ -397,11 +397,6 @@ def _share(costs):
     return ["strong", {"data-value": repr(share)}, share_text(share)]
 
 
-def _recipe_prose():
-    return {
-    }
-
-
 FIGURES = {
     # section 1: why several heads (its own three tokens: "blend-grid" after its reset, "blend" after an edit)
     "fig-blend-tokens": Figure(lambda s, v, b: [blend_fields(s["blend"])], ("blend-grid",)),
@@ -414,4 +409,4 @@ FIGURES = {
     "fig-cost-seq-len": Figure(lambda s, v, b: [seq_len_field(s["cost_seq_len"])], ("controls",)),
     "fig-cost-share": Figure(lambda s, v, b: cost_share(s["cost_seq_len"]), ("controls", "cost")),
 }
-PROSE = _recipe_prose()
+PROSE = {}  # section 2's numbers are in its figures

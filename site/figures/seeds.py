@@ -15,7 +15,7 @@ from pathlib import Path
 import mha.training
 from figures.registry import Figure
 from page import dom
-from page.dom import beside
+from page.dom import beside, listed
 
 SEEDS_FILE = Path(__file__).resolve().parent / "training_seeds.json"
 WIDTH, HEIGHT = 400, 150        # viewBox units
@@ -162,11 +162,6 @@ def try_seed(rows):
     first = ("Seed " if one else "Seeds ") + said(name, seeds, " learns" if one else " learn")
     others = [said(way_name, more) for way_name, more in rest]
     return "; ".join([first, *others]) + f". Train seed {other[0]['seed']} above."
-
-
-def listed(values):
-    """'22', '22 and 75', '22, 24 and 55'."""
-    return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
 
 
 def figure(rows, steps=None, mine=None):

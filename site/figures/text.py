@@ -27,7 +27,7 @@ import mha.text_lesson as lesson
 from figures.heatmap import CELL, MARGIN, heat_map, row_runs  # a map's cell and margin in CSS px (row_at reads them)
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
-from page.dom import apart, beside, classes, share_text
+from page.dom import apart, beside, classes, listed, share_text
 
 MAP_SIDE, SMALLEST = 340, 2  # a long text's map: cells shrunk to fit about MAP_SIDE px, never below SMALLEST px
 SHOWN = {"\n": "\u21b5", " ": "\u2423"}  # how a newline and a space are drawn in a cell
@@ -293,7 +293,7 @@ def room(text, readable=True):
 def tail_offer(typed):
     """The tail button's label for a paste over the context ('': none)."""
     context = model().context
-    return f"Read its last {context} characters" if isinstance(typed, str) and len(typed) > context else ""
+    return f"Read its last {context} characters" if len(typed) > context else ""
 
 
 def refused(sentence):
@@ -527,11 +527,6 @@ def competition_sentence():
 
 def minutes(seconds):
     return f"{seconds / 60:.1f} minutes" if seconds >= 90 else f"{seconds:.1f} seconds"
-
-
-def listed(values):
-    """'0, 1 and 2'."""
-    return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
 
 
 def without_previous(seed):

@@ -32,7 +32,7 @@ from figures.registry import Figure
 from mha.training.model import argmax
 from page import dom
 from figures.heatmap import CELL, MARGIN, heat_map
-from page.dom import apart, beside, classes, share_text
+from page.dom import apart, beside, classes
 
 SEED = 0
 COUNT = 20                  # checkpoints of the build-time run
@@ -532,14 +532,6 @@ def heads_note(facts, params=None):
     return ["p", {"class": "note train-heads-note"}, " ".join(said)]
 
 
-def sink_rows(params, name, tokens=None):
-    """[(row, the head's weight on the first token)] for each row of SAMPLE (or tokens) after the first whose letter
-    has no earlier twin: where an induction head has nothing to copy."""
-    tokens = parse_sequence(SAMPLE) if tokens is None else tokens
-    rows = mha.training.forward(params, tokens).weights[name[0]][name[1]]
-    return [(i, rows[i][0]) for i in mha.training.fresh_positions(tokens)]
-
-
 def sink_sentence(facts, params=None):
     """Where the induction head looks when the letter has no earlier twin: the held-out average, and (params given)
     row by row on SAMPLE, since an average can hide rows where it parks on the first token and rows where it does not."""
@@ -548,13 +540,10 @@ def sink_sentence(facts, params=None):
             f"token on average (even weights: {score(even)})")
     if params is None:
         return said + "."
-    rows = sink_rows(params, name)
-    parked = sum(w >= SINK for _, w in rows)
+    rows = mha.training.first_token_rows(params, name, parse_sequence(SAMPLE))
+    parked = sum(w >= mha.training.SINK for _, w in rows)
     return (f"{said}, but {SAMPLE}'s rows {rows[0][0]}-{rows[-1][0]} put {', '.join(score(w) for _, w in rows)}: "
-            f"a sink ({SINK} or more) on {parked} of {len(rows)}.")
-
-
-SINK = 0.5  # an induction head that puts at least this on the first token, where it has nothing to copy, parks there
+            f"a sink ({mha.training.SINK} or more) on {parked} of {len(rows)}.")
 
 
 def unmeasured(whose):

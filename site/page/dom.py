@@ -91,6 +91,11 @@ def fixed(x, digits=4):
     return f"{x:.{digits}f}"
 
 
+def listed(values):
+    """Words joined as a sentence lists them: '22', '22 and 75', '22, 24 and 55'."""
+    return ", ".join(values[:-1]) + (" and " if len(values) > 1 else "") + values[-1]
+
+
 def share_text(p):
     """A weight or probability in [0, 1] as the sentences print it: 2 decimals, or 2 significant digits below 0.01
     (0.0073, 0.000059: 0.00 only for a true 0, never 5.9e-05). Tables keep more: 4 decimals, or as the reader asks."""

@@ -223,7 +223,8 @@ def test_the_heads_note_says_who_shares_the_job_what_costs_nothing_and_where_the
 def test_the_sink_sentence_says_row_by_row_where_the_average_hides_rows_that_park():
     """An average of 0.30 on the first token can be rows of 1.00 and rows of 0.00 (issue 46: the default map's rows
     2-3 put 0.9996 and 0.9087 there). With the run's params, the sentence gives the sample's rows whose letter is
-    new (B E C A F D: rows 1-5), each weight from a numpy forward pass, and counts those at SINK or more."""
+    new (B E C A F D: rows 1-5), each weight from a numpy forward pass (mha.training.first_token_rows), and counts
+    those at 0.5 or more."""
     from training_reference import numpy_forward
 
     params = training.params_from_checkpoint(fig.run_data()["checkpoints"][-1])
@@ -232,8 +233,9 @@ def test_the_sink_sentence_says_row_by_row_where_the_average_hides_rows_that_par
     facts = fig.describe_run(fig.run_data()["checkpoints"][-1])
     name = facts["induction"][0]
     rows = [weights[name[0]][name[1]][i][0] for i in range(1, 6)]
-    assert [i for i, _ in fig.sink_rows(params, name)] == [1, 2, 3, 4, 5]
-    assert [w for _, w in fig.sink_rows(params, name)] == pytest.approx(rows, abs=1e-9)
+    found = training.first_token_rows(params, name, tokens)
+    assert [i for i, _ in found] == [1, 2, 3, 4, 5]
+    assert [w for _, w in found] == pytest.approx(rows, abs=1e-9)
     parked = sum(w >= 0.5 for w in rows)
     assert 0 < parked < 5  # parks on some rows, not on others: what section 10's last rule says of this run
     said = fig.sink_sentence(facts, params)

@@ -70,14 +70,6 @@ class TextModel:
         """The held-out sets, as text: trained and unseen prompt forms, repeats, docstrings, bigram counts."""
         return json.loads(self.evaluation_json)
 
-    @cached_property
-    def head_readouts(self):
-        """[layer][head]: head_width x len(vocab), the head's rows of w_o times the readout: what one unit of the
-        head's output adds to each logit, straight (computed once, when a head's write is first asked for)."""
-        hw = self.head_width
-        return tuple(tuple(Projection(matmul(w_o[head * hw:(head + 1) * hw], self.readout))
-                           for head in range(self.heads)) for _, _, _, w_o in self.blocks)
-
     # The same matrices by their columns (mha.projections.columns), as matmul_columns takes them: transposed once,
     # on the first read, not on every character typed.
     @cached_property
@@ -102,8 +94,11 @@ class TextModel:
 
     @cached_property
     def head_readout_columns(self):
-        """[layer][head]: head_readouts[layer][head]'s len(vocab) columns of head_width floats."""
-        return tuple(tuple(columns(w) for w in heads) for heads in self.head_readouts)
+        """[layer][head]: the head's rows of w_o times the readout (head_width x len(vocab)), by its len(vocab)
+        columns: what one unit of the head's output adds to each logit, straight (mha.text.writes)."""
+        hw = self.head_width
+        return tuple(tuple(columns(matmul(w_o[head * hw:(head + 1) * hw], self.readout)) for head in range(self.heads))
+                     for _, _, _, w_o in self.blocks)
 
     @property
     def names(self):

@@ -150,7 +150,7 @@ def writes(model, reading, position):
         write[layer][head] = (weights[position] @ values) @ w_o[head's rows] @ readout     (len(vocab) numbers)
 
     the head's output there (the Reading keeps it), through its block of w_o's rows (its share of step 3) and the
-    readout (the last two multiplied once: model.head_readouts). A head that is off writes zeros. This leaves out
+    readout (the last two multiplied once: model.head_readout_columns). A head that is off writes zeros. This leaves out
     what a layer-0 head writes for layer 1 to read: only the direct path."""
     return [[[0.0] * len(model.vocab) if (layer, head) in reading.off
              else matmul_columns([reading.outputs[layer][head][position]], readout)[0]  # (len(vocab),)

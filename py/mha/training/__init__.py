@@ -24,8 +24,8 @@ from .probes import (accuracy, composition, evaluate, head_names, head_report, h
                      previous_token_score)
 from .roles import INDUCTION_MIN, LEARNED_MIN, PREVIOUS_TOKEN_MIN, classify, pattern_change
 from .checkpoints import checkpoints, params_from_checkpoint, round_params
-from .measure import (NEAR, REPEAT, ablation_sets, first_token_weight, fresh_positions, mask_of, measure,
-                      single_masks)
+from .measure import (NEAR, REPEAT, SINK, ablation_sets, first_token_rows, first_token_weight, fresh_positions,
+                      mask_of, measure, single_masks)
 
 __all__ = (
     "LENGTH", "VOCAB", "held_out", "make_batch", "make_sequence", "pinned_positions",
@@ -34,5 +34,5 @@ __all__ = (
     "head_scores", "head_names", "composition", "classify", "pattern_change", "PREVIOUS_TOKEN_MIN", "INDUCTION_MIN", "LEARNED_MIN",
     "induction_score", "predict", "previous_token_score", "checkpoints",
     "params_from_checkpoint", "round_params", "NEAR", "REPEAT", "ablation_sets", "fresh_positions",
-    "first_token_weight", "mask_of", "measure", "single_masks",
+    "first_token_weight", "first_token_rows", "SINK", "mask_of", "measure", "single_masks",
 )

@@ -4,6 +4,7 @@ and where a head looks when the letter has no earlier twin.
 Full precision everywhere: a number is rounded only where a person reads it.
 """
 
+from .model import forward
 from .probes import head_names, tally
 
 # The page's probe presets: FACEACBA, both earlier A's followed by C (an exact repeat); FACEADBA, one A followed by C,
@@ -37,6 +38,16 @@ def first_token_weight(weights, tokens):
     first token there, and what even weights over 0..i would put."""
     fresh = fresh_positions(tokens)
     return sum(weights[i][0] for i in fresh), sum(1 / (i + 1) for i in fresh), len(fresh)
+
+
+SINK = 0.5  # an induction head that puts at least this on the first token, where it has nothing to copy, parks there
+
+
+def first_token_rows(params, name, tokens):
+    """[(i, head name's weight on the first token in row i)] for i in fresh_positions(tokens): row by row what
+    first_token_weight adds up, since an average can hide rows that park there (SINK or more) and rows that do not."""
+    weights = forward(params, tokens).weights[name[0]][name[1]]
+    return [(i, weights[i][0]) for i in fresh_positions(tokens)]
 
 
 def measure(params, sequences=None, masks=None):
