@@ -256,6 +256,7 @@ def _prose_numbers():
     """<!--value:KEY--> numbers: token 0's weight over a distractor's (in head 1, a distractor's over token 0's)."""
     return {"competition-lead-head-0": lambda: f"{leads()[0]:.1f}",
             "competition-lead-wide": lambda: f"{leads()[2]:.1f}",
+            "competition-wide-width": lambda: str(len(COMPETITION_QUERY)),  # the wide head reads every slot
             "competition-trail-head-1": lambda: f"{head_1_trail():.1f}"}
 
 

@@ -654,6 +654,8 @@ PROSE = {
     "train-chance": lambda: percent(1 / mha.training.VOCAB),
     "train-threshold-previous": lambda: str(PREVIOUS_MIN),
     "train-threshold-induction": lambda: str(INDUCTION_MIN),
+    "train-batch": lambda: str(mha.training.BATCH),
+    "train-even-previous": lambda: score(mha.training.previous_token_score(mha.training.even_rows(mha.training.LENGTH))),
     "train-lr-first": lambda: f"{mha.training.learning_rate(0, 2):g}",
     "train-lr-last": lambda: f"{mha.training.learning_rate(1, 2):g}",
 }

@@ -143,7 +143,7 @@ def test_a_distractors_weight_is_a_fixed_fraction_of_token_0s_at_every_count(k):
 def test_the_leads_the_prose_prints_are_the_hand_worked_ratios():
     values = prose()
     assert (values["competition-lead-head-0"], values["competition-trail-head-1"],
-            values["competition-lead-wide"]) == ("286.2", "16.9", "7.4")
+            values["competition-lead-wide"], values["competition-wide-width"]) == ("286.2", "16.9", "7.4", "4")
     section = SECTION.read_text()
     for key in values:
         if key.startswith("competition-"):

@@ -39,6 +39,12 @@ def previous_token_score(weights):
     return sum(weights[i][i - 1] for i in range(1, len(weights))) / (len(weights) - 1)
 
 
+def even_rows(n):
+    """n causal softmax rows that prefer nothing: row i puts 1 / (i + 1) on each of keys 0..i. What a score gives
+    for a head whose weights are spread evenly, the baseline a trained head's score is read against."""
+    return [[1 / (i + 1)] * (i + 1) for i in range(n)]
+
+
 def induction_score(weights, n):
     """Mean over the pinned positions p of weights[p][p - n + 1]: attention from a token of the second
     copy to the token right after its first occurrence (the answer). 1.0 for a perfect induction head.
