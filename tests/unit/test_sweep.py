@@ -1310,6 +1310,8 @@ AT_THE_LINES = [  # rows made up at and just past the lines, with the seed table
      "induction_head": [1, 0], "induction": 0.2},
     {"seed": "a pair that has not learned", "accuracy": 0.6, "previous_token_head": [0, 0], "previous_token": 0.45,
      "induction_head": [1, 1], "induction": 0.85},
+    {"seed": "two previous-token heads in layer 0", "accuracy": 0.95, "previous_token_head": [0, 0],
+     "previous_token": 0.6, "induction_head": [1, 0], "induction": 0.9, "beside": [0, 1, 0.45]},
 ]
 
 
@@ -1332,7 +1334,8 @@ def shown(x, line):
 
 def measured_from(row):
     """A measurement (mha.training.measure's dict) with the row's top heads and scores: the other heads score
-    below them (but a row's "beside" head, a stronger previous-token score in the induction head's layer), and
+    below them (but a row's "beside" head, another previous-token score: in the induction head's layer, or a second
+    in layer 0), and
     switching off head i leaves the accuracy times 0.5 + 0.1 i (head (0, 0) matters most)."""
     top_induction = HEADS_22.index(tuple(row["induction_head"]))
     scores = [[0.01, 0.01] for _ in HEADS_22]

@@ -34,8 +34,9 @@ def test_logits_and_weights_match_numpy_to_1e_5(text, off):
 @pytest.mark.parametrize("off", [(), ((1, 2),)], ids=["all on", "1.2 off"])
 def test_each_heads_write_is_its_direct_share_of_the_logits(off):
     """The heads' writes add up to the logits less what the input alone gives (x0 W_readout + bias: the readout is
-    linear, and each layer adds its heads' outputs to the stream); a layer-0 head's write, worked in numpy from the
-    input (its weights on x0 W_v, through its rows of W_o and the readout); a head that is off writes zeros."""
+    linear, and each layer adds its heads' outputs to the stream); each head's write, worked in numpy layer by layer
+    (its weights on x W_v, through its rows of W_o and the readout, x the stream that layer reads); a head that is off
+    writes zeros."""
     text = HELD_OUT[1]
     reading = mha.text.read(MODEL, text, off)
     position = len(text) - 1
@@ -50,12 +51,17 @@ def test_each_heads_write_is_its_direct_share_of_the_logits(off):
     assert np.abs(writes.sum(axis=(0, 1)) - (logits[0, position] - direct)).max() <= 1e-5
     angles = np.arange(len(text))[:, None] / np.power(10000.0, np.arange(0, d, 2) / d)[None, :]
     x0 = x0 + np.stack([np.sin(angles), np.cos(angles)], -1).reshape(len(text), d)
-    block = w["layers"][0]
-    for head in range(MODEL.heads):
-        values = (x0 @ matrix(block["w_v"]))[:, head * hw:(head + 1) * hw]
-        out = weights[0, head][0][position] @ values
-        expected = out @ matrix(block["w_o"])[head * hw:(head + 1) * hw] @ matrix(w["readout"])
-        assert np.abs(writes[0][head] - expected).max() <= 1e-5
+    x = x0
+    for layer, block in enumerate(w["layers"]):
+        outputs = []
+        for head in range(MODEL.heads):
+            values = (x @ matrix(block["w_v"]))[:, head * hw:(head + 1) * hw]
+            out = weights[layer, head][0] @ values  # every row's output: the next layer reads them all
+            outputs.append(np.zeros_like(out) if (layer, head) in off else out)
+            expected = out[position] @ matrix(block["w_o"])[head * hw:(head + 1) * hw] @ matrix(w["readout"])
+            if (layer, head) not in off:
+                assert np.abs(writes[layer][head] - expected).max() <= 1e-5, (layer, head)
+        x = x + np.concatenate(outputs, axis=1) @ matrix(block["w_o"])
     for layer, head in off:
         assert not writes[layer][head].any()
     top = mha.text.top_writes(MODEL, reading, position)

@@ -230,10 +230,11 @@ def test_each_map_outlines_the_chosen_row_names_its_weights_and_draws_an_off_hea
             caption = text(find(figure, "figcaption")[0])
             assert ("(off, adds nothing)" in caption) == off
             top = int(np.argmax(row[:18]))  # the key it reads most (the first, on a tie)
-            assert f": reads {fig.shown(DEFAULT[top])} at {top} ({dom.share_text(row[top])})" in caption
+            glyph = {" ": "\u2423", "\n": "\u21b5"}  # how a space and a newline are drawn
+            assert f": reads {glyph.get(DEFAULT[top], DEFAULT[top])} at {top} ({two(row[top])})" in caption
             write = mha.text.writes(MODEL, reading, 17)[layer][head]  # checked against numpy in test_text_forward
             best = max(range(len(write)), key=write.__getitem__)
-            said = f", writes {fig.shown(MODEL.vocab[best])} ({write[best]:+.2f})."
+            said = f", writes {glyph.get(MODEL.vocab[best], MODEL.vocab[best])} ({write[best]:+.2f})."
             assert caption.endswith(said) != off  # an off head writes nothing: its caption says no write
 
 
@@ -569,10 +570,9 @@ def test_a_space_and_a_newline_on_a_map_s_axes_are_marked_not_letters():
 
 def test_beside_the_field_its_length_and_the_experiments_longest_prompt_are_said():
     context = MODEL.context
-    kinds = dict(lesson.near_duplicate_prompts(DEFAULT, context))
-    needs = len(kinds["exact"]) + 3  # the exact repeat's prompt, then the id's end, 2xm
-    assert fig.room(DEFAULT) == (f"{len(DEFAULT)} of {context} characters; the experiment adds a space and a "
-                                 f"second k7q2xm: {needs}.")
+    # 91 characters; the exact repeat's prompt stops after the reply's 'k7q' (88) and holds ' k7q2xm' (7) more,
+    # then asks for 2xm (3): 98
+    assert fig.room(DEFAULT) == f"91 of {context} characters; the experiment adds a space and a second k7q2xm: 98."
     assert fig.room("tool: k7q2xm\nai: k7q3yn") == f"23 of {context} characters."  # the reader's own: as written
     assert fig.room("hello") == f"5 of {context} characters."
     assert fig.room("x" * 3000, readable=False) == f"3,000 of {context} characters."
