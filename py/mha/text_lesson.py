@@ -205,6 +205,50 @@ def typical(model, ids=None, form=DEFAULT_FORM, reader=None):
                    _median(p["unrelated"]), lowers["exact"], lowers["near"], lowers["unrelated"], alone)
 
 
+class Hang(NamedTuple):
+    """hanging_head's answer: the head, p of the id's end with every head on and with it off, the share of p kept,
+    what the greedy guesses write in the end's place either way, and how many of the end's characters they still
+    get right with it off."""
+
+    head: tuple
+    on: float
+    off: float
+    kept: float
+    written_on: str
+    written_off: str
+    characters_kept: int
+
+
+def hanging_head(model, text=DEFAULT_PROMPT):
+    """Of the heads whose measured role is induction (model.measurements["roles"]), the one whose switch lowers p
+    of text's id end most (the first, on a tie), after the prompt find_id cuts: how much one prompt hangs on it."""
+    found = _id_or_refuse(text)
+    prompt = text[:found.prompt_length]
+    inducers = [(layer, head) for layer, head, role in model.measurements["roles"] if role == "induction"]
+    p_off = {name: mha.text.continuation_probability(model, prompt, found.end, off=[name]).probability
+             for name in inducers}
+    head = min(inducers, key=p_off.get)
+    on = mha.text.continuation_probability(model, prompt, found.end).probability
+    written = [mha.text.greedy(model, prompt, len(found.end), off).text for off in ([], [head])]
+    return Hang(head, on, p_off[head], p_off[head] / on, *written, sum(a == b for a, b in zip(written[1], found.end)))
+
+
+def later_twin_wins(found):
+    """Over typical() results (one a seed): True if every one finishes the later of two near-duplicates (its own
+    near-duplicate's end) on more ids than the earlier, False if every one on fewer, None if they differ."""
+    if all(t.writes_other > t.writes_own for t in found):
+        return True
+    if all(t.writes_other < t.writes_own for t in found):
+        return False
+    return None
+
+
+def copy_share(stages):
+    """The share of all training sequences that were copy drills, from a recipe's stages ({"steps", "mix"}, the
+    copies' share first): each stage's steps times that share, over all the steps."""
+    return sum(stage["steps"] * stage["mix"][0] for stage in stages) / sum(stage["steps"] for stage in stages)
+
+
 def _teacher_forced(model, reader, prompt, continuation):
     """(P(continuation | prompt), whether the model's own guesses write it), from one reading of prompt and all of
     the continuation but its last character (as trial_steps finds them, without the steps)."""

@@ -240,17 +240,16 @@ TRAINED_VERDICTS = {  # option -> (verdict when it is wrong, verdict when it is 
 # --- section 9: one prompt can hang on one head ------------------------------------------------
 
 @functools.cache
+def hang():
+    """mha.text_lesson.hanging_head of the default seed's model on the default text (measured once a build)."""
+    return mha.text_lesson.hanging_head(text.model())
+
+
 def text_heads():
-    """(the default seed's layer-1 head with the induction role whose switch lowers the default id's end most,
-    p of that end with every head on, p with it off, its average cost to copying), from mha.text."""
-    model, found = text.model(), mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
-    prompt = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length]
-    inducers = [(layer, head) for layer, head, role in model.measurements["roles"] if role == "induction"]
-    p_off = {name: mha.text.continuation_probability(model, prompt, found.end, off=[name]).probability
-             for name in inducers}
-    name = min(inducers, key=p_off.get)
-    on = mha.text.continuation_probability(model, prompt, found.end).probability
-    return name, on, p_off[name], text.cost(mha.text.DEFAULT_SEED, name, "unseen")
+    """(the induction head whose switch lowers the default id's end most, p of that end with every head on, p with it
+    off, its average cost to copying)."""
+    found = hang()
+    return found.head, found.on, found.off, text.cost(mha.text.DEFAULT_SEED, found.head, "unseen")
 
 
 HOLDS = (("stays", "it keeps more than half", 0.5), ("some", "it keeps a tenth to a half", 0.1),
@@ -258,13 +257,16 @@ HOLDS = (("stays", "it keeps more than half", 0.5), ("some", "it keeps a tenth t
 
 
 def _text_answer():
-    _, on, off, _ = text_heads()
-    return next(value for value, _, low in HOLDS if off / on >= low)
+    return next(value for value, _, low in HOLDS if hang().kept >= low)
+
+
+def _end():
+    return mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
 
 
 def _text_prompt():
     name, on, _, average = text_heads()
-    found = mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
+    found = _end()
     reply = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length].splitlines()[-1]
     return (f"Seed {mha.text.DEFAULT_SEED}, default text: after \u201c{reply}\u201d, p({found.end}) = {on:.2f}. "
             f"Switch off {training.head_label(*name)}, an induction head that costs copying {average:.0%} on "
@@ -272,22 +274,19 @@ def _text_prompt():
 
 
 def _text_verdicts():
-    _, on, off, _ = text_heads()
-    kept = f"it keeps {off / on:.1%} of that p."
+    kept = f"it keeps {hang().kept:.1%} of that p."
     return {value: f"Right: {kept}" if value == _text_answer() else f"Not for this prompt: {kept}"
             for value, _, _ in HOLDS}
 
 
 def _text():
     name, on, off, average = text_heads()
-    model, found = text.model(), mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
-    prompt = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length]
-    written = [mha.text.greedy(model, prompt, len(found.end), off).text for off in ([], [name])]
-    kept = sum(a == b for a, b in zip(written[1], found.end))  # the end's characters its guesses still write
-    return (f"It falls from {on:.2f} to {off:.4f}, and its guesses write {text.shown_text(written[1])}, not "
-            f"{text.shown_text(written[0])}: {kept} of {len(found.end)} characters of this id, where without "
-            f"{training.head_label(*name)} the model loses {average:.0%} of its copying on average. An average over "
-            f"prompts says little about one prompt. Switch it off below and read the experiment's first line.")
+    found = hang()
+    return (f"It falls from {on:.2f} to {off:.4f}, and its guesses write {text.shown_text(found.written_off)}, not "
+            f"{text.shown_text(found.written_on)}: {found.characters_kept} of {len(_end().end)} characters of this id, "
+            f"where without {training.head_label(*name)} the model loses {average:.0%} of its copying on average. An "
+            f"average over prompts says little about one prompt. Switch it off below and read the experiment's first "
+            f"line.")
 
 
 # The prompts question's answers: (key, label, (lowest share, highest share) the answer stands for).

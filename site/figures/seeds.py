@@ -61,10 +61,10 @@ def way(row):
     """How a seed that learned without the pair stands: 'scores under the lines' (a previous-token head before its top
     induction score, both under their lines), 'a score under its line' (one of them) or 'no previous-token head' (none
     before its top induction score)."""
-    if row["previous_token_head"] is None:
+    missing = mha.training.missing_conditions(row["previous_token"], row["induction"])
+    if "order" in missing:
         return "no previous-token head"
-    both = row["previous_token"] < mha.training.PREVIOUS_TOKEN_MIN and row["induction"] < mha.training.INDUCTION_MIN
-    return "scores under the lines" if both else "a score under its line"
+    return "scores under the lines" if len(missing) == 2 else "a score under its line"
 
 
 def _describe(row):

@@ -569,11 +569,6 @@ def typical(seed=mha.text.DEFAULT_SEED):
     return lesson.Typical(**measured(seed)["typical"])
 
 
-def copy_share(stages):
-    """The share of all training sequences that were copy drills: each stage's steps times its copies' share."""
-    return sum(stage["steps"] * stage["mix"][0] for stage in stages) / sum(stage["steps"] for stage in stages)
-
-
 def typical_sentence():
     """#text-typical: the default seed's experiment over its typical ids, each insertion's median beside the prompt
     as written and how many ids it lowers p for (paired), and which end the near-duplicate's prompt writes."""
@@ -595,8 +590,7 @@ def twins():
     wins more often (25, 30, 30 of 60 ids against 10, 14, 16, seeds 0-2)', as measured."""
     found = [typical(seed) for seed in mha.text.SEEDS]
     later, earlier = [t.writes_other for t in found], [t.writes_own for t in found]
-    which = ("the later one" if all(a > b for a, b in zip(later, earlier)) else
-             "the earlier one" if all(a < b for a, b in zip(later, earlier)) else "either one, by seed,")
+    which = {True: "the later one", False: "the earlier one", None: "either one, by seed,"}[lesson.later_twin_wins(found)]
     return (f"{which} wins more often ({', '.join(str(n) for n in later)} of {found[0].count} ids against "
             f"{', '.join(str(n) for n in earlier)}, seeds {mha.text.SEEDS[0]}-{mha.text.SEEDS[-1]})")
 
@@ -621,7 +615,7 @@ PROSE = {
     "text-twins": twins,
     "text-alone": lambda: f"{typical().writes_alone} of {typical().count}",
     "text-head-width": lambda: str(model().head_width),
-    "text-copy-share": lambda: percent(copy_share(model().about["corpus"]["stages"])),
+    "text-copy-share": lambda: percent(lesson.copy_share(model().about["corpus"]["stages"])),
     "text-competition": competition_sentence,
     "text-role-min": lambda: f"{mha.text.ROLE_MIN}",
     "text-role-lift": lambda: f"{mha.text.ROLE_LIFT}",

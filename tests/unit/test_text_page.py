@@ -578,3 +578,19 @@ def test_beside_the_field_its_length_and_the_experiments_longest_prompt_are_said
     assert fig.room("x" * 3000, readable=False) == f"3,000 of {context} characters."
     assert fig.tail_offer("x" * (context + 1)) == f"Read its last {context} characters"
     assert fig.tail_offer("x" * context) == ""
+
+
+def test_the_later_twin_wins_only_when_every_seed_says_so():
+    """Counts made up: (later, earlier) per seed. Later ahead in all: True; behind in all: False; mixed or a tie: None."""
+    def made(pairs):
+        return [lesson.Typical(60, 0.5, 0.5, 0.5, earlier, later, 0.5, 0, 0, 0, 0) for later, earlier in pairs]
+    assert lesson.later_twin_wins(made([(25, 10), (30, 14)])) is True
+    assert lesson.later_twin_wins(made([(5, 10), (3, 14)])) is False
+    assert lesson.later_twin_wins(made([(25, 10), (3, 14)])) is None
+    assert lesson.later_twin_wins(made([(10, 10)])) is None
+
+
+def test_the_copy_share_weighs_each_stage_by_its_steps():
+    """8,000 steps of copies alone, 4,000 at 60%, 8,000 at 40%: (8,000 + 2,400 + 3,200) / 20,000 = 0.68."""
+    stages = [{"steps": 8000, "mix": [1.0]}, {"steps": 4000, "mix": [0.6, 0.4]}, {"steps": 8000, "mix": [0.4, 0.6]}]
+    assert lesson.copy_share(stages) == pytest.approx(0.68)

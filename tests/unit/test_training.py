@@ -444,3 +444,13 @@ def test_pattern_change_names_what_switching_heads_off_did(before, after, change
     from mha.training import pattern_change
 
     assert pattern_change(before, after) == change
+
+
+def test_a_pair_s_missing_conditions_are_named_in_order_at_and_under_the_lines():
+    """The lines, 0.4 and 0.8, pass; a hair under fails; no previous-token head is 'order'."""
+    from mha.training import missing_conditions
+    assert missing_conditions(0.4, 0.8) == []
+    assert missing_conditions(0.3999, 0.8) == ["previous_token"]
+    assert missing_conditions(0.4, 0.7999) == ["induction"]
+    assert missing_conditions(0.33, 0.63) == ["previous_token", "induction"]
+    assert missing_conditions(None, 0.95) == ["order"]

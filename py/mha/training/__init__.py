@@ -22,7 +22,7 @@ from .adam import adam_step, learning_rate
 from .train import BATCH, HORIZON, STEPS, train
 from .probes import (accuracy, composition, evaluate, even_rows, head_names, head_report, head_scores, induction_score,
                      predict, previous_token_score)
-from .roles import INDUCTION_MIN, LEARNED_MIN, PREVIOUS_TOKEN_MIN, classify, pattern_change
+from .roles import INDUCTION_MIN, LEARNED_MIN, PREVIOUS_TOKEN_MIN, classify, missing_conditions, pattern_change
 from .checkpoints import checkpoints, params_from_checkpoint, round_params
 from .measure import (NEAR, REPEAT, SINK, ablation_sets, first_token_rows, first_token_weight, fresh_positions,
                       mask_of, measure, single_masks)
@@ -31,7 +31,7 @@ __all__ = (
     "LENGTH", "VOCAB", "held_out", "make_batch", "make_sequence", "pinned_positions",
     "HEADS", "WIDTH", "count_params", "forward", "init_params", "gradients", "adam_step",
     "learning_rate", "BATCH", "HORIZON", "STEPS", "train", "accuracy", "evaluate", "head_report",
-    "head_scores", "head_names", "composition", "classify", "pattern_change", "PREVIOUS_TOKEN_MIN", "INDUCTION_MIN", "LEARNED_MIN",
+    "head_scores", "head_names", "composition", "classify", "missing_conditions", "pattern_change", "PREVIOUS_TOKEN_MIN", "INDUCTION_MIN", "LEARNED_MIN",
     "induction_score", "even_rows", "predict", "previous_token_score", "checkpoints",
     "params_from_checkpoint", "round_params", "NEAR", "REPEAT", "ablation_sets", "fresh_positions",
     "first_token_weight", "first_token_rows", "SINK", "mask_of", "measure", "single_masks",

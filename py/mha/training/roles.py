@@ -23,6 +23,15 @@ def top(report, key):
     return max(report, key=lambda row: row[key])
 
 
+def missing_conditions(previous_token, induction):
+    """Which of the pair's conditions a run's top scores fail, in this order: "order" (previous_token None: no head
+    of an earlier layer), "previous_token" (under PREVIOUS_TOKEN_MIN), "induction" (under INDUCTION_MIN)."""
+    return [name for name, failed in (("order", previous_token is None),
+                                      ("previous_token", previous_token is not None
+                                       and previous_token < PREVIOUS_TOKEN_MIN),
+                                      ("induction", induction < INDUCTION_MIN)) if failed]
+
+
 def classify(report, accuracy):
     """A run's circuit from its head_report() rows and held-out accuracy, as JSON-able data:
 
@@ -39,10 +48,7 @@ def classify(report, accuracy):
     ind = top(report, "induction")
     earlier = [row for row in report if row["layer"] < ind["layer"]]
     prev = top(earlier, "previous_token") if earlier else None
-    missing = [name for name, failed in (("order", prev is None),
-                                         ("previous_token", prev is not None
-                                          and prev["previous_token"] < PREVIOUS_TOKEN_MIN),
-                                         ("induction", ind["induction"] < INDUCTION_MIN)) if failed]
+    missing = missing_conditions(None if prev is None else prev["previous_token"], ind["induction"])
     return {"kind": "other" if missing else "pair", "missing": missing,
             "learned": accuracy >= LEARNED_MIN, "accuracy": accuracy,
             "previous_token_head": None if prev is None else [prev["layer"], prev["head"]],
