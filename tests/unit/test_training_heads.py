@@ -306,11 +306,3 @@ def test_the_verdict_is_classifys_so_the_story_and_the_seed_figure_agree():
     assert training.classify(report, 0.99)["kind"] == "pair"
     assert facts["kind"] == "circuit" and facts["previous"] == ((0, 0), 0.5)
 
-
-def test_even_weights_score_0_19_as_previous_token_heads_and_the_page_says_so():
-    """Even weights put 1/(i + 1) on each key of row i, so on key i - 1 too: over rows 1..11,
-    (1/2 + 1/3 + ... + 1/12) / 11 = (3.1032 - 1) / 11 = 0.1912, worked by hand."""
-    rows = training.even_rows(12)
-    assert rows[0] == [1.0] and rows[3] == [0.25] * 4
-    assert training.previous_token_score(rows) == pytest.approx(0.19120, abs=1e-5)
-    assert fig.PROSE["train-even-previous"]() == "0.19" and fig.PROSE["train-batch"]() == "8"

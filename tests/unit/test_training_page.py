@@ -345,12 +345,15 @@ def test_every_prose_mark_of_the_section_has_a_value():
     assert "1 in 6" in SECTION.replace("one time in six", "1 in 6")
 
 
-def test_uniform_attention_would_score_about_0_19_on_previous_token():
+def test_uniform_attention_would_score_0_19_on_previous_token_and_the_page_says_so():
     """Under the causal mask, a uniform row i spreads 1 / (i + 1) over i + 1 positions; the mean of 1 / (i + 1)
-    over i = 1..11 is (H_12 - 1) / 11 = (3.1032 - 1) / 11 = 0.1912."""
+    over i = 1..11 is (H_12 - 1) / 11 = (3.1032 - 1) / 11 = 0.1912. mha.training.even_rows gives those rows, and the
+    section prints the score from them (with the batch size, mha.training.BATCH)."""
     uniform = [[1 / (i + 1)] * (i + 1) + [0.0] * (11 - i) for i in range(12)]
     assert training.previous_token_score(uniform) == pytest.approx(0.1912, abs=1e-4)
-    assert "about 0.19" in SECTION
+    assert [row + [0.0] * (11 - i) for i, row in enumerate(training.even_rows(12))] == uniform
+    assert fig.PROSE["train-even-previous"]() == "0.19" and fig.PROSE["train-batch"]() == "8"
+    assert "(even weights: <!--value:train-even-previous-->)" in SECTION
 
 
 def test_the_probe_presets_are_mha_trainings_exact_repeat_and_near_duplicate():
