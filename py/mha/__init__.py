@@ -36,7 +36,7 @@ from .projections import Projection, matmul, project, random_projections
 from .kv_cache import (MODEL_SHAPES, KVCacheBill, ModelShape, beyond_context, caches_outweigh_weights, format_bytes,
                        kv_cache_bill, kv_cache_bytes, model_bill, weights_bytes)
 from .parse import MAX_TOKENS, MAX_WIDTH, parse_count, parse_number, parse_tokens
-from .costs import (AttentionCosts, attention_costs, causal_pair_share, model_costs, quadratic_share,
+from .costs import (AttentionCosts, attention_costs, model_costs, quadratic_share,
                     query_key_pairs)
 from .lesson import (BLEND_HEADS, BLEND_TOKENS, COST_MODEL, EXERCISE_TOKENS, LESSON_CONTEXT, LESSON_HEADS,
                      LESSON_TOKENS)
@@ -51,6 +51,6 @@ __all__ = (
     "kv_cache_bill",
     "kv_cache_bytes", "model_bill", "weights_bytes",
     "MAX_TOKENS", "MAX_WIDTH", "parse_count", "parse_number", "parse_tokens",
-    "AttentionCosts", "attention_costs", "causal_pair_share", "model_costs", "quadratic_share", "query_key_pairs",
+    "AttentionCosts", "attention_costs", "model_costs", "quadratic_share", "query_key_pairs",
     "BLEND_HEADS", "BLEND_TOKENS", "COST_MODEL", "EXERCISE_TOKENS", "LESSON_CONTEXT", "LESSON_HEADS", "LESSON_TOKENS",
 )

@@ -55,12 +55,6 @@ def query_key_pairs(tokens, causal=False):
     return tokens * (tokens + 1) // 2 if causal else tokens * tokens
 
 
-def causal_pair_share(tokens):
-    """query_key_pairs(n, causal=True) / query_key_pairs(n): the share of the pairs a causal mask keeps,
-    (n + 1) / (2n); 1 at one token, about half for long sequences."""
-    return query_key_pairs(tokens, causal=True) / query_key_pairs(tokens)
-
-
 def attention_costs(tokens, width, heads, kv_heads=None, *, causal=False):
     """Parameters and multiply-adds of self-attention over n = tokens vectors of width d.
 

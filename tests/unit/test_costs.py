@@ -94,8 +94,6 @@ def test_a_causal_mask_counts_the_pairs_at_or_before_each_query():
     assert mha.attention_costs(2, 4, 2, causal=True).multiply_adds == 152
     assert [mha.query_key_pairs(n, causal=True) for n in (1, 2, 3, 8192)] == [1, 3, 6, 33_558_528]
     assert [mha.query_key_pairs(n) for n in (1, 2, 3)] == [1, 4, 9]
-    # the share a causal mask keeps, (n + 1) / 2n by hand: 1/1, 3/4, 6/9, 33,558,528 / 67,108,864
-    assert [mha.causal_pair_share(n) for n in (1, 2, 3, 8192)] == [1.0, 0.75, 6 / 9, 8193 / 16384]
 
 
 def test_one_token_has_nothing_to_mask():
