@@ -2,6 +2,7 @@
 
 import math
 import operator
+from itertools import repeat
 
 from .checks import check_finite_result, check_matrix, check_number
 from .softmax import softmax_of_checked
@@ -52,7 +53,7 @@ def attention_weights(queries, keys, mask=None, *, scale=None):
     weights = []
     for i, q in enumerate(queries):
         if mask is None:
-            scores = [dot(q, k) * scale for k in keys]
+            scores = [s * scale for s in map(dot, repeat(q), keys)]
         else:  # a masked key's dot product is never needed: its weight is exp(-inf) = 0
             scores = [dot(q, k) * scale if allowed else -math.inf for k, allowed in zip(keys, mask[i])]
         weights.append(softmax_of_checked(scores))

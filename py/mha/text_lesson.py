@@ -376,7 +376,7 @@ def right_guesses(reading, start=0):
 
 def top_key(weights, row):
     """The key position that query `row` weighs most (the first, on a tie), among the keys it can see (0..row)."""
-    return max(range(row + 1), key=lambda j: weights[row][j])
+    return max(range(row + 1), key=weights[row].__getitem__)
 
 
 def chance(model):

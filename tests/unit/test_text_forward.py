@@ -124,9 +124,11 @@ def test_extending_with_other_heads_off_reads_the_whole_text_again():
 
 
 def test_the_cache_projects_and_attends_from_the_new_rows_only(monkeypatch):
-    """A character typed at the end: every matmul (q, k, v, w_o per layer, then the readout; layer 0's q, k, v are
-    rows of model.first_projections, no matmul) gets one row, and every head attends from one query row to all the
-    keys so far: n + 1 of them, not an (n + 1)^2 square."""
+    """A character typed at the end: every matmul gets one row: q, k, v per layer but layer 0 (its are rows of
+    model.first_projections), w_o per layer but the last (the logits read that layer's heads through their writes),
+    and each head's write (its output times its rows of w_o times the readout; the embed's and the position's readouts
+    are rows of model.first_readout). Every head attends from one query row to all the keys so far: n + 1 of them,
+    not an (n + 1)^2 square."""
     rows, queries = [], []
     real_matmul, real_weights = mha.text.reading.matmul_columns, mha.text.reading.attention_weights
 
@@ -142,7 +144,7 @@ def test_the_cache_projects_and_attends_from_the_new_rows_only(monkeypatch):
     monkeypatch.setattr(mha.text.reading, "matmul_columns", counting_matmul)
     monkeypatch.setattr(mha.text.reading, "attention_weights", counting_weights)
     later = mha.text.extend(MODEL, earlier, "d")
-    assert rows == [1] * (MODEL.layers * 4 + 1 - 3)
+    assert rows == [1] * (3 * (MODEL.layers - 1) + (MODEL.layers - 1) + MODEL.layers * MODEL.heads)
     assert queries == [(1, 20)] * (MODEL.layers * MODEL.heads)
     monkeypatch.undo()
     assert_same(later, mha.text.read(MODEL, "get ab12cd\nok ab12cd"))

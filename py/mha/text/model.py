@@ -75,7 +75,7 @@ class TextModel:
     @cached_property
     def block_columns(self):
         """Per layer: (w_q, w_k, w_v, w_o), each by its columns."""
-        return tuple(tuple(columns(w) for w in block) for block in self.blocks)
+        return tuple(tuple(packed_columns(w) for w in block) for block in self.blocks)
 
     @cached_property
     def first_projections(self):
@@ -88,22 +88,33 @@ class TextModel:
         return tuple(tuple(map(tuple, matmul_columns(table, both))) for table in (self.embed, self.positions))
 
     @cached_property
-    def readout_columns(self):
-        """The readout's len(vocab) columns of width floats."""
-        return columns(self.readout)
+    def first_readout(self):
+        """The readout of every character and of every position, as two tables of (len(vocab) or context) rows of
+        len(vocab): embed @ readout and positions @ readout, the part of the logits that x_i's embed and position
+        make (mha.text.reading's step 4; computed once, on the first read)."""
+        readout = columns(self.readout)
+        return tuple(tuple(map(tuple, matmul_columns(table, readout))) for table in (self.embed, self.positions))
 
     @cached_property
     def head_readout_columns(self):
         """[layer][head]: the head's rows of w_o times the readout (head_width x len(vocab)), by its len(vocab)
         columns: what one unit of the head's output adds to each logit, straight (mha.text.writes)."""
         hw = self.head_width
-        return tuple(tuple(columns(matmul(w_o[head * hw:(head + 1) * hw], self.readout)) for head in range(self.heads))
+        return tuple(tuple(packed_columns(matmul(w_o[head * hw:(head + 1) * hw], self.readout))
+                           for head in range(self.heads))
                      for _, _, _, w_o in self.blocks)
 
     @property
     def names(self):
         """Every head as (layer, head), layer by layer."""
         return [(layer, head) for layer in range(self.layers) for head in range(self.heads)]
+
+
+def packed_columns(w):
+    """columns(w), each column's floats made anew one after another, so a column read by a dot product lies
+    together in memory, not a row's length apart as the rows' own floats do (a character typed reads some 20,000 of
+    them, mostly from a cache the page's drawing has emptied since the last)."""
+    return tuple(tuple(array.array("d", column).tolist()) for column in columns(w))
 
 
 def sinusoids(context, width):

@@ -8,11 +8,19 @@ For each layer, with x the residual stream (n x width):
     3. concat the heads' outputs (a head switched off gives zeros) and mix: x <- x + concat @ w_o
 
 then logits = x @ readout + readout_bias, and softmax(logits[i]) is the guess for character i + 1.
+The model has nothing else (no MLP, no norm), so the last x is embed + position plus each head's
+output through its rows of w_o, and its logits are the readout of each part added:
+
+    logits = embed @ readout + position @ readout + sum over heads of the head's write + readout_bias
+
+a head's write being its output @ its rows of w_o @ readout (writes()). So the last layer's step 3
+is never taken: the two tables are multiplied once, and the writes are kept for the captions.
 Causal: position i reads keys 0..i only, so the keys and values of earlier positions never change
 when text is added. A Reading keeps them (the cache); extend() projects only the new characters
 and attends from their rows alone.
 """
 
+import operator
 from dataclasses import dataclass
 
 from ..attention import attention_weights, weighted_sum
@@ -30,7 +38,8 @@ class Reading:
     n rows of len(vocab); weights[layer][head][i]: position i's softmax row over positions 0..i
     (causal, so row i has i + 1 weights); keys, values [layer][head]: n rows of head_width (the cache);
     outputs[layer][head]: n rows of head_width, what the head's weights made of its values (an off head's too,
-    though the stream gets zeros instead).
+    though the stream gets zeros instead); writes[layer][head]: n rows of len(vocab), what the head adds to the
+    logits (zeros for an off head).
     """
 
     text: str
@@ -42,6 +51,7 @@ class Reading:
     keys: tuple
     values: tuple
     outputs: tuple
+    writes: tuple
 
     @property
     def guess(self):
@@ -98,8 +108,10 @@ def _advance(model, earlier, more, off):
     n = start + len(more)
     tokens = [model.vocab.index(char) for char in more]
     x = [[e + p for e, p in zip(model.embed[t], model.positions[start + i])] for i, t in enumerate(tokens)]
-    mask = [[j <= start + i for j in range(n)] for i in range(len(more))]
-    all_weights, all_keys, all_values, all_outputs = [], [], [], []
+    # causal: new row i reads keys 0..start + i (one new row, a character typed, reads them all: no mask)
+    mask = [[j <= start + i for j in range(n)] for i in range(len(more))] if len(more) > 1 else None
+    cached = {"weights": [], "keys": [], "values": [], "outputs": [], "writes": []}  # [layer][head]: rows so far
+    new_writes = []  # every head's writes of the new rows
     for layer, (w_q, w_k, w_v, w_o) in enumerate(model.block_columns):
         # 1. project the new rows only: (m, d) -> (heads, m, head_width)
         if layer == 0:  # x = embed + position, so x @ W = embed @ W + position @ W: two rows of tables made once
@@ -109,34 +121,46 @@ def _advance(model, earlier, more, off):
         else:
             projected = (matmul_columns(x, w) for w in (w_q, w_k, w_v))
         queries, keys, values = (split_heads(rows, model.heads) for rows in projected)
-        outputs, layer_weights, layer_keys, layer_values, layer_outputs = [], [], [], [], []
+        outputs = []
+        layer_rows = {name: [] for name in cached}
         for head in range(model.heads):
-            cached_keys = earlier.keys[layer][head] if earlier else ()
-            cached_values = earlier.values[layer][head] if earlier else ()
-            head_keys, head_values = cached_keys + tuple(keys[head]), cached_values + tuple(values[head])
+            def kept(name):  # earlier's rows of this head, as the Reading's field `name` keeps them
+                return getattr(earlier, name)[layer][head] if earlier else ()
+
+            head_keys, head_values = kept("keys") + tuple(keys[head]), kept("values") + tuple(values[head])
             # 2. attend from the new rows to every key so far (m x n, causal)
             weights = attention_weights(queries[head], head_keys, mask)  # inputs checked: parse_text, the model's load
             out = weighted_sum(weights, head_values)
-            outputs.append([[0.0] * len(row) for row in out] if (layer, head) in off else out)
-            layer_outputs.append((earlier.outputs[layer][head] if earlier else ()) + tuple(map(tuple, out)))
-            old_rows = earlier.weights[layer][head] if earlier else ()
-            layer_weights.append(old_rows + tuple(tuple(row[:start + i + 1]) for i, row in enumerate(weights)))
-            layer_keys.append(head_keys)
-            layer_values.append(head_values)
-        # 3. concat the heads (m, d) and add what w_o makes of them to the stream
-        x = [[a + b for a, b in zip(row, mixed)] for row, mixed in zip(x, matmul_columns(merge_heads(outputs), w_o))]
-        all_weights.append(tuple(layer_weights))
-        all_keys.append(tuple(layer_keys))
-        all_values.append(tuple(layer_values))
-        all_outputs.append(tuple(layer_outputs))
-    logits = tuple(tuple(s + b for s, b in zip(row, model.readout_bias))
-                   for row in matmul_columns(x, model.readout_columns))
+            off_here = (layer, head) in off
+            outputs.append([[0.0] * len(row) for row in out] if off_here else out)
+            write = ([[0.0] * len(model.vocab) for _ in out] if off_here
+                     else matmul_columns(out, model.head_readout_columns[layer][head]))
+            new_writes.append(write)
+            for name, rows in (("weights", [row[:start + i + 1] for i, row in enumerate(weights)]),
+                               ("outputs", out), ("writes", write)):
+                layer_rows[name].append(kept(name) + tuple(map(tuple, rows)))
+            layer_rows["keys"].append(head_keys)
+            layer_rows["values"].append(head_values)
+        # 3. concat the heads (m, d) and add what w_o makes of them to the stream (not after the last layer: the
+        # logits read its heads through their writes)
+        if layer + 1 < model.layers:
+            x = [[a + b for a, b in zip(row, mixed)] for row, mixed in zip(x, matmul_columns(merge_heads(outputs), w_o))]
+        for name, rows in layer_rows.items():
+            cached[name].append(tuple(rows))
+    # 4. logits = embed @ readout + position @ readout + every head's write + readout_bias
+    embedded, placed = model.first_readout
+    logits = []
+    for i, t in enumerate(tokens):
+        row = [e + p + b for e, p, b in zip(embedded[t], placed[start + i], model.readout_bias)]
+        for write in new_writes:
+            row = list(map(operator.add, row, write[i]))
+        logits.append(tuple(row))
+    logits = tuple(logits)
     probabilities = tuple(tuple(softmax(list(row))) for row in logits)
     return Reading(text=(earlier.text if earlier else "") + more, off=off, vocab=model.vocab,
                    logits=(earlier.logits if earlier else ()) + logits,
                    probabilities=(earlier.probabilities if earlier else ()) + probabilities,
-                   weights=tuple(all_weights), keys=tuple(all_keys), values=tuple(all_values),
-                   outputs=tuple(all_outputs))
+                   **{name: tuple(rows) for name, rows in cached.items()})
 
 
 def _argmax(row):
@@ -149,13 +173,10 @@ def writes(model, reading, position):
 
         write[layer][head] = (weights[position] @ values) @ w_o[head's rows] @ readout     (len(vocab) numbers)
 
-    the head's output there (the Reading keeps it), through its block of w_o's rows (its share of step 3) and the
-    readout (the last two multiplied once: model.head_readout_columns). A head that is off writes zeros. This leaves out
-    what a layer-0 head writes for layer 1 to read: only the direct path."""
-    return [[[0.0] * len(model.vocab) if (layer, head) in reading.off
-             else matmul_columns([reading.outputs[layer][head][position]], readout)[0]  # (len(vocab),)
-             for head, readout in enumerate(readouts)]
-            for layer, readouts in enumerate(model.head_readout_columns)]
+    the head's output there, through its block of w_o's rows (its share of step 3) and the readout (the last two
+    multiplied once: model.head_readout_columns), as the Reading keeps it. A head that is off writes zeros. This
+    leaves out what a layer-0 head writes for layer 1 to read: only the direct path."""
+    return [[list(rows[position]) for rows in heads] for heads in reading.writes]
 
 
 def top_writes(model, reading, position):
