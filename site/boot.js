@@ -5,6 +5,8 @@
 //   window.mhaDraw(id, json)  json = '[node, "text", ...]', a node = [tag, {attr: value}, ...children];
 //                             the element's children become the trees (one FFI call per redraw; nodes
 //                             already in place are kept and updated, see drawChildren).
+//   window.mhaUpdate(id, json)  json = page/dom.py's edits: the changes a draw of new trees over the element's last
+//                             ones makes, worked out in Python (section 9's maps and guesses, on every key).
 //   window.mhaReady()         main.py has drawn the live figures: <body data-python="ready">.
 //   window.mhaFail(reason)    start-up failed: <body data-python="failed"> and a sentence the reader sees.
 //   window.mhaPatch(id, text, class, delta, values, marked)  same-shape redraw: one entry per <td> of the
@@ -120,6 +122,48 @@ window.mhaDraw = (id, json) => {
   lastPatch.delete(id);
   drawChildren(target, nodes, false);
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
+};
+
+// page/dom.py's edits: what a draw of new trees over the element's last ones would change, worked out in Python
+// (a typed character in section 9 changes one row of each map and one cell of the guesses). All are checked
+// before any is made, so refused edits change nothing.
+function edited(target, path) {
+  let node = target;
+  for (const k of path) {
+    node = node.childNodes[k];
+    if (!node) throw new Error(`mhaUpdate: no node at ${path.join(".")}`);
+  }
+  return node;
+}
+
+const inSvgNode = (node) => node.namespaceURI === SVG;
+
+window.mhaUpdate = (id, json) => {
+  const target = document.getElementById(id);
+  if (!target) throw new Error(`mhaUpdate: no element #${id}`);
+  const edits = JSON.parse(json);
+  for (const [kind, , what] of edits) {
+    if (kind === "attrs") check("span", what);
+    else if (kind === "node") checkTree(what);
+    else if (kind === "add") what.forEach(checkTree);
+    else if (kind !== "cut") throw new Error(`mhaUpdate: no edit ${kind}`);
+  }
+  lastPatch.delete(id);
+  for (const [kind, path, what] of edits) {
+    const here = edited(target, path);
+    if (kind === "attrs") {
+      for (const [name, value] of Object.entries(what)) {
+        if (value === false) here.removeAttribute(name);
+        else here.setAttribute(name, value === true ? "" : String(value));
+      }
+    } else if (kind === "node") {
+      here.replaceWith(build(what, inSvgNode(here.parentNode)));
+    } else if (kind === "add") {
+      here.append(...what.map((node) => build(node, inSvgNode(here))));
+    } else {
+      while (here.childNodes.length > what) here.lastChild.remove();
+    }
+  }
 };
 
 // Python's repr() of a float, for a table's data-values. JavaScript's shortest round-trip digits are

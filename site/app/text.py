@@ -25,9 +25,10 @@ BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
 # The Reading drawn, its state, its maps' runs and its guesses' cells (fig.map_runs, fig.read_cells: kept, so a typed
 # character computes only its own), the key of the chosen row's readable cell (None: the diagonal), the run under way,
-# and the sentence last said in each line (say()).
+# the sentence last said in each line (say()), the trees last drawn in each figure (redraw()) and the states last set
+# on the section's elements (changed()).
 _now = {"reading": None, "state": None, "runs": None, "cells": None, "key": None, "job": None, "generation": 0,
-        "said": {}}
+        "said": {}, "drawn": {}, "set": {}}
 
 
 def element(element_id):
@@ -36,6 +37,26 @@ def element(element_id):
 
 def draw(element_id, children):
     browser.window.mhaDraw(element_id, dom.to_json(children))
+
+
+def redraw(element_id, children):
+    """draw(), sent as the edits from the trees last drawn there (dom.edits): a typed character changes one row of
+    each map and one cell of the guesses, and the rest is neither sent nor compared again in the page."""
+    before = _now["drawn"].get(element_id)
+    if before is None:
+        draw(element_id, children)
+    else:
+        browser.window.mhaUpdate(element_id, dom.edits_json(before, children))
+    _now["drawn"][element_id] = children
+
+
+def changed(name, value):
+    """Whether value differs from the one last set as name (noting it): a write to the page that only this module
+    makes is skipped when it would write the same again (most of a typed key's, which clear what is already clear)."""
+    if name in _now["set"] and _now["set"][name] == value:
+        return False
+    _now["set"][name] = value
+    return True
 
 
 def say(element_id, sentence):
@@ -51,10 +72,11 @@ def draw_reading(parts=("reads", "maps")):
     reading = _now["reading"]
     if "reads" in parts:
         _now["cells"] = fig.read_cells(reading, _now["cells"])
-        draw("fig-text-reads", fig.reads(reading, _now["cells"]))
+        redraw("fig-text-reads", fig.reads(reading, _now["cells"]))
     if "maps" not in parts:
         return
-    draw("fig-text-maps", fig.maps(reading, STATE, _now["key"], _now["runs"]))
+    redraw("fig-text-maps", fig.maps(reading, STATE, _now["key"], _now["runs"]))
+    readout(fig.HINT)  # the readout as drawn, though boot.js or a key wrote a cell's weight there since
     slider = element("text-position")
     slider.max = len(reading.text) - 1
     slider.value = fig.chosen(STATE)
@@ -63,7 +85,14 @@ def draw_reading(parts=("reads", "maps")):
 
 def busy(on):
     """The experiment's box dimmed (and aria-busy) from the edit until its new prompts and p values are drawn."""
-    element("fig-text-near").setAttribute("aria-busy", "true" if on else "false")
+    if changed("busy", on):
+        element("fig-text-near").setAttribute("aria-busy", "true" if on else "false")
+
+
+def mark_section(status):
+    """<body data-text>: "busy" from an edit until its experiment is drawn, then "ready" (what tests wait for)."""
+    if changed("status", status):
+        browser.document.body.dataset.text = status
 
 
 # --- reading in steps -------------------------------------------------------------------------------
@@ -139,11 +168,11 @@ async def run_experiments(state, generation):
         draw(element_id, story(trials))
     busy(False)
     say("text-status", stale_note())
-    browser.document.body.dataset.text = "ready"
+    mark_section("ready")
 
 
 def start(whole):
-    browser.document.body.dataset.text = "busy"
+    mark_section("busy")
     busy(True)  # at the edit, not after the reading: the last text's p values are not this one's
     generation = begin_run()
     _now["job"] = asyncio.ensure_future(recompute(generation, whole))
@@ -153,31 +182,35 @@ def start(whole):
 
 def mark_field(sentence):
     """The field's error: its sentence beside it, aria-invalid and the red border; '' clears them."""
-    field = element("text-field")
-    if sentence:
-        field.setAttribute("aria-invalid", "true")
-    else:
-        field.removeAttribute("aria-invalid")
+    if changed("invalid", bool(sentence)):
+        field = element("text-field")
+        if sentence:
+            field.setAttribute("aria-invalid", "true")
+        else:
+            field.removeAttribute("aria-invalid")
     say("text-error", sentence)
 
 
 def stale_note():
     """While the field is refused: what the dimmed figures still show ('' otherwise)."""
-    if not element("text").classList.contains("text-stale"):
+    if not _now["set"].get("stale"):
         return ""
     return f"Dimmed below: the last text it could read, {fig.shown_text(STATE['text'])}."
 
 
 def mark_stale(on):
-    element("text").classList.toggle("text-stale", on)
+    if changed("stale", on):
+        element("text").classList.toggle("text-stale", on)
     say("text-status", stale_note())
 
 
 def offer_tail(typed):
     """The button that reads a long paste's last context characters, shown only for a paste over the context."""
-    button = element("text-tail")
-    button.textContent = fig.tail_offer(typed)
-    button.hidden = not button.textContent
+    offer = fig.tail_offer(typed)
+    if changed("tail", offer):
+        button = element("text-tail")
+        button.textContent = offer
+        button.hidden = not offer
 
 
 def on_tail():

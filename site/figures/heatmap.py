@@ -7,6 +7,8 @@ and in that one CSS rule: no caller picks a font size or a scale, only a cell si
 CELL (section 9's long texts) draws no letters at all rather than smaller ones.
 """
 
+from dataclasses import dataclass
+
 from page.dom import weight_class
 
 CELL = 12    # px a cell that carries letters: 11 px letters down the left, a px apart
@@ -38,21 +40,49 @@ def staircase(n, cell=1, margin=0):
     return f"M{margin} {margin}{f'h{cell}v{cell}' * n}H{margin}z"
 
 
-def bucket_paths(rows, cell=CELL, skip=(), margin=MARGIN, runs=None):
-    """<g> of the map's cells, drawn in cell units and scaled to cell px: the ground, one w0 <path> of every cell
-    under the diagonal, then one <path class=wK> per other bucket (dom.weight_class), a run of cells of one row in
-    one bucket one rectangle, so a map is at most ten paths however many cells it has. Nothing above the diagonal;
-    nothing of the rows in skip but the ground (heat_map draws those as readable cells). runs: each row's row_runs,
-    if the caller kept them."""
-    runs = runs if runs is not None else [row_runs(weights, i) for i, weights in enumerate(rows)]
+BLOCK = 16  # rows whose runs share a path: a row added (a character typed in section 9) redraws its block's paths
+
+
+def block_paths(runs, start, skip=()):
+    """One <path class=wK> per bucket of the rows' runs (row_runs: rows start, start + 1, ... of a map), w0 left out
+    (the ground's), and nothing of the rows in skip."""
     parts = {name: [] for name in BUCKETS[1:10]}
-    for i, row in enumerate(runs):
+    for i, row in enumerate(runs, start):
         if i not in skip:
             for name, d in row:
                 parts[name].append(d)
+    return [["path", {"class": name, "d": "".join(d)}] for name, d in parts.items() if d]
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A map's rows as row_runs, and the <path>s of each full BLOCK of them (block_paths): what a caller keeps that
+    adds a row at a time (section 9, a character typed), so a row added computes its own runs and, when it fills its
+    block, that block's paths."""
+
+    rows: tuple = ()
+    blocks: tuple = ()
+
+    def grown(self, weights):
+        """These runs with the rows of weights (the map's rows, these first) after them."""
+        rows = self.rows + tuple(row_runs(weights[i], i) for i in range(len(self.rows), len(weights)))
+        full = range(len(self.blocks) * BLOCK, len(rows) - BLOCK + 1, BLOCK)
+        return Runs(rows, self.blocks + tuple(block_paths(rows[start:start + BLOCK], start) for start in full))
+
+
+def bucket_paths(rows, cell=CELL, skip=(), margin=MARGIN, runs=None):
+    """<g> of the map's cells, drawn in cell units and scaled to cell px: the ground, one w0 <path> of every cell
+    under the diagonal, then for each BLOCK rows one <path class=wK> per other bucket (dom.weight_class), a run of
+    cells of one row in one bucket one rectangle, so a map is at most ten paths a block however many cells it has,
+    and a row added changes its own block's paths only. Nothing above the diagonal; nothing of the rows in skip but
+    the ground (heat_map draws those as readable cells). runs: the map's Runs, if the caller kept them."""
+    runs = runs if runs is not None else Runs().grown(rows)
+    kept = () if skip else runs.blocks
+    paths = [path for block in kept for path in block]
+    for start in range(len(kept) * BLOCK, len(runs.rows), BLOCK):
+        paths += block_paths(runs.rows[start:start + BLOCK], start, skip)
     return ["g", {"class": "cells", "transform": f"translate({margin} {margin}) scale({cell})"},
-            ["path", {"class": "w0", "d": staircase(len(runs))}],
-            *[["path", {"class": name, "d": "".join(d)}] for name, d in parts.items() if d]]
+            ["path", {"class": "w0", "d": staircase(len(runs.rows))}], *paths]
 
 
 def edge(n, cell=CELL, margin=MARGIN):
@@ -89,7 +119,7 @@ def heat_map(rows, row_labels, column_labels, label, *, cell=CELL, margin=MARGIN
     between cells). tab: the (i, j) of the map's one tab stop (default: the first readable cell).
     cursor: (i, j) instead of readable rows, for a map too big for a <rect> a cell (section 9's, up to 128 x 128):
     row i outlined (<rect class=row-outline>) and one readable cell, (i, j), the map's tab stop (app/text.py moves
-    it with the arrow keys and names the cell under the pointer). runs: bucket_paths's, if the caller kept them.
+    it with the arrow keys and names the cell under the pointer). runs: the map's Runs, if the caller kept them.
     An <svg role=img> named label; role=group, named label, when it has a readable cell. extra: more classes for
     the <svg> ("text-map", "off"). cell under CELL: no letters (they would not fit); margin may be under MARGIN."""
     n = len(rows)

@@ -24,7 +24,7 @@ import math
 
 import mha.text
 import mha.text_lesson as lesson
-from figures.heatmap import CELL, MARGIN, heat_map, row_runs  # a map's cell and margin in CSS px (row_at reads them)
+from figures.heatmap import CELL, MARGIN, Runs, heat_map  # a map's cell and margin in CSS px (row_at reads them)
 from figures.registry import Figure
 from figures.training import head_label, percent  # section 8's names and percentages, one way
 from page.dom import apart, beside, classes, listed, share_text
@@ -163,8 +163,8 @@ def head_map(rows, text, label, row, off, key=None, runs=None):
     weight, moved by the arrow keys (app/text.py); a click's height picks the row. Its data-weights: the chosen row's
     weights as the readout prints them. The axes carry the text's characters while its cells are CELL px
     (geometry); a longer text's cells are smaller and its characters are in fig-text-reads. runs: map_runs's."""
-    letters = [["tspan", {"class": "blank"}, shown(c)] if c in SHOWN else c for c in text]  # ␣ is no letter
     cell, margin = geometry(len(text))
+    letters = [["tspan", {"class": "blank"}, shown(c)] if c in SHOWN else c for c in text] if cell >= CELL else []
     svg = heat_map(rows, letters, letters, f"{label}{', switched off' if off else ''}: its weights on your text, "
                                            f"row {row} outlined",
                    cell=cell, margin=margin, cursor=(row, row if key is None else min(key, row)), runs=runs,
@@ -192,11 +192,12 @@ def cell_at(x, y, n):
 
 
 def map_runs(reading, before=None):
-    """{(layer, head): each row's heatmap.row_runs} of the Reading's maps. before: the runs of a Reading this one
-    extends (mha.text.extend: its rows are unchanged), so only the new rows are computed."""
-    return {name: [*(before[name] if before else ()),
-                   *(row_runs(rows[i], i) for i in range(len(before[name]) if before else 0, len(rows)))]
-            for name in names() for rows in [reading.weights[name[0]][name[1]]]}
+    """{(layer, head): heatmap.Runs} of the Reading's maps. before: the runs of a Reading this one extends
+    (mha.text.extend: its rows are unchanged), so only the new rows are computed."""
+    return {name: (before[name] if before else Runs()).grown(reading.weights[name[0]][name[1]]) for name in names()}
+
+
+HINT = "Point at or tab to a cell for its weight; click a row or use the slider to move the outline."  # the readout's
 
 
 def maps(reading, state, key=None, runs=None):
@@ -225,7 +226,7 @@ def maps(reading, state, key=None, runs=None):
                                                                                    f" ({said(p)})"]], "."],
             ["div", {"class": "train-heads text-heads"}, *figures],
             ["p", {"class": "note train-readout", "aria-live": "polite"},
-             "Point at or tab to a cell for its weight; click a row or use the slider to move the outline."]]
+             HINT]]
 
 
 LEAST = 0.001  # a probability under this is said as "under 0.001": 0.0000017 beside 0.82 is read by counting zeros

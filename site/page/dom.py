@@ -37,16 +37,22 @@ def check(node):
     tag, attrs = node[0], node[1]
     if tag not in ALLOWED_TAGS:
         raise ValueError(f"tag {tag!r} is not allowed in a figure")
-    for name, value in attrs.items():
-        if not (_ATTRIBUTE.fullmatch(name) or name in CASED_ATTRIBUTES) or name.startswith("on") or name == "style":
-            raise ValueError(f"attribute {name!r} is not allowed in a figure")
-        if not isinstance(value, (str, int, float, bool)):
-            raise ValueError(f"attribute {name!r} has a {type(value).__name__} value")
+    check_attributes(attrs)
     if len(node) > 2:  # children (every node of a figure is checked on every draw: no copies, no sets)
         if tag in VOID_TAGS:
             raise ValueError(f"<{tag}> cannot have children")
         for child in node[2:]:
             check(child)
+
+
+def check_attributes(attrs):
+    """Raise ValueError unless every attribute of a node may be drawn: its name (no event handler, no style) and
+    its value (text, a number, or True / False for present / absent)."""
+    for name, value in attrs.items():
+        if not (_ATTRIBUTE.fullmatch(name) or name in CASED_ATTRIBUTES) or name.startswith("on") or name == "style":
+            raise ValueError(f"attribute {name!r} is not allowed in a figure")
+        if not isinstance(value, (str, int, float, bool)):
+            raise ValueError(f"attribute {name!r} has a {type(value).__name__} value")
 
 
 def to_html(node):
@@ -75,6 +81,58 @@ def to_json(children):
     for child in children:
         check(child)
     return json.dumps(children, separators=(",", ":"))
+
+
+def edits(before, after):
+    """The edits that bring an element's children drawn from the trees `before` to `after`'s (lists of nodes and
+    strings), for boot.js's mhaUpdate: what mhaDraw would change, worked out here, where a subtree the two share is
+    skipped by one comparison instead of sent and compared again in the page. Each edit is [kind, path, what], path
+    the child indices from the element down:
+
+        ["attrs", path, {name: value}]   set these attributes of the element at path (False: remove it)
+        ["node", path, node]             replace the node at path (an element or a text) with a new one
+        ["add", path, [node, ...]]       append children to the element at path
+        ["cut", path, count]             keep only the first count children of the element at path
+
+    Only for figures without fields: mhaDraw builds an <input> anew to show its value, but an unchanged one is left
+    here as the reader set it. Nodes and attributes are checked as to_json checks them."""
+    found = []
+    _edits(before, after, [], found)
+    for kind, _, what in found:
+        if kind == "attrs":
+            check_attributes(what)
+        elif kind == "node":
+            check(what)
+        elif kind == "add":
+            for node in what:
+                check(node)
+    return found
+
+
+def _edits(before, after, path, found, first=0):
+    """edits() of the children before[first:] and after[first:] (a node's children start at 2), at path."""
+    for k in range(first, min(len(before), len(after))):
+        old, new = before[k], after[k]
+        if old == new:
+            continue
+        here = [*path, k - first]
+        if old.__class__ is str or new.__class__ is str or old[0] != new[0]:
+            found.append(["node", here, new])
+            continue
+        if old[1] != new[1]:
+            was, now = old[1], new[1]
+            found.append(["attrs", here, {name: now.get(name, False) for name in sorted(was.keys() | now.keys())
+                                          if was.get(name, False) != now.get(name, False)}])
+        _edits(old, new, here, found, 2)
+    if len(after) > len(before):
+        found.append(["add", path, after[len(before):]])
+    elif len(after) < len(before):
+        found.append(["cut", path, len(after) - first])
+
+
+def edits_json(before, after):
+    """edits(before, after) as the JSON text mhaUpdate expects."""
+    return json.dumps(edits(before, after), separators=(",", ":"))
 
 
 # --- building blocks ---------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 import mha
+from page import dom
 from conftest import (EXERCISE, EXERCISE_4, WORKED, WORKED_4, assert_no_axe_violations_light_and_dark, exact_values,
                       expect_tables, field, open_page, wait_ready, weights_table)
 
@@ -673,6 +674,42 @@ def test_a_draw_over_earlier_children_ends_as_a_fresh_build_would(reader, first,
     assert over == fresh
     # The first node is kept when the tree has the same kind of node there: text for text, or the same tag.
     assert kept == (type(first[0]) is type(then[0]) and (isinstance(then[0], str) or first[0][0] == then[0][0]))
+
+
+UPDATE_OVER = """([first, edits, then]) => {
+    const [over, fresh] = ["update-over", "update-fresh"].map((id) => {
+        const element = document.createElement("div");
+        element.id = id;
+        document.body.append(element);
+        return element;
+    });
+    window.mhaDraw("update-over", JSON.stringify(first));
+    window.mhaUpdate("update-over", edits);
+    window.mhaDraw("update-fresh", JSON.stringify(then));
+    const result = [over.innerHTML, fresh.innerHTML];
+    over.remove();
+    fresh.remove();
+    return result;
+}"""
+
+
+@pytest.mark.parametrize("first, then", DRAWS)
+def test_page_dom_edits_sent_to_mha_update_end_as_a_fresh_build_would(reader, first, then):
+    """Section 9's way to draw (app/text.py's redraw): the edits worked out in Python, made by boot.js."""
+    over, fresh = reader.evaluate(UPDATE_OVER, [first, dom.edits_json(first, then), then])
+    assert over == fresh
+
+
+def test_an_update_with_a_refused_edit_changes_nothing(reader):
+    before, error, after = reader.evaluate("""(edits) => {
+        const summary = document.getElementById("moved-summary");
+        const before = summary.innerHTML;
+        let error = "";
+        try { window.mhaUpdate("moved-summary", edits); } catch (e) { error = String(e.message); }
+        return [before, error, summary.innerHTML];
+    }""", '[["cut", [], 0], ["attrs", [0], {"onclick": "x"}]]')  # what dom.edits would refuse to send
+    assert error == "mhaDraw: attribute onclick is not allowed"
+    assert after == before
 
 
 def test_a_field_is_built_anew_so_it_shows_its_new_value_not_what_was_typed(reader):

@@ -11,6 +11,8 @@ from playwright.sync_api import expect
 
 import mha.text
 import mha.text_lesson as lesson
+from figures import text as fig
+from page import dom
 from conftest import READY_TIMEOUT_MS, assert_no_axe_violations_light_and_dark, open_page
 from printed import pair, two
 from text_cli import cli, shown
@@ -103,6 +105,34 @@ def test_typing_at_the_end_redraws_with_one_more_row(reader):
     settle(reader)
     assert_page_equals_cli(reader, DEFAULT + " ok")
     assert reader.locator("#text-position").input_value() == str(len(DEFAULT) + 2)
+
+
+FRESH = """([maps, reads]) => {
+    const fresh = document.createElement("div");
+    fresh.id = "fresh-build";
+    document.body.append(fresh);
+    const html = (id, json) => { window.mhaDraw("fresh-build", json); return [document.getElementById(id).innerHTML, fresh.innerHTML]; };
+    const result = [html("fig-text-maps", maps), html("fig-text-reads", reads)];
+    fresh.remove();
+    return result;
+}"""
+
+
+def test_characters_typed_at_the_end_draw_what_a_fresh_build_of_the_text_draws(reader):
+    """Each key sends only the edits from the last trees (app/text.py's redraw): after three of them, the maps and
+    the guesses are the DOM that the trees built here in CPython for the whole text draw afresh, the readout's hint
+    too, though a focused cell had written its weight there."""
+    reader.locator("svg.text-map rect[data-q]").first.focus()
+    expect(reader.locator("#fig-text-maps .train-readout")).to_contain_text("layer 0 head 0: query")
+    field = reader.locator("#text-field")
+    field.press("Control+End")
+    field.press_sequentially("k7q")
+    settle(reader)
+    state = fig.with_text(fig.default_state(), DEFAULT + "k7q")
+    reading = fig.read(state)
+    for page_html, fresh_html in reader.evaluate(FRESH, [dom.to_json(fig.maps(reading, state)),
+                                                         dom.to_json(fig.reads(reading))]):
+        assert page_html == fresh_html
 
 
 def test_a_paste_is_read_whole_saying_how_far_it_has_read(reader):

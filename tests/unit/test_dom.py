@@ -69,3 +69,82 @@ def test_a_sentences_weight_has_2_decimals_or_2_significant_digits_below_001_and
     (1, "query", "queries", "1 query"), (3, "query", "queries", "3 queries")])
 def test_a_count_says_its_noun_in_the_singular_only_for_one_with_thousands_separated(count, noun, plural, shown):
     assert dom.counted(count, noun, plural) == shown
+
+
+# --- edits: what a draw of new trees over the last ones changes ------------------------------------
+
+def applied(children, edits):
+    """An element's children after page/dom.py's edits, applied by hand here (boot.js's mhaUpdate does it in the
+    page): a copy of the children under a root, each edit made at its path of child indices."""
+    root = ["root", {}, *json.loads(json.dumps(children))]
+
+    def at(path):
+        node = root
+        for k in path:
+            node = node[2 + k]
+        return node
+
+    for kind, path, what in edits:
+        if kind == "node":
+            at(path[:-1])[2 + path[-1]] = what
+        elif kind == "attrs":
+            attrs = at(path)[1]
+            for name, value in what.items():
+                if value is False:
+                    attrs.pop(name, None)
+                else:
+                    attrs[name] = value
+        elif kind == "add":
+            at(path).extend(what)
+        else:
+            assert kind == "cut"
+            del at(path)[2 + what:]
+    return root[2:]
+
+
+def drawn(children):
+    """The trees as the page draws them: an attribute set to False is not there."""
+    return [child if isinstance(child, str) else
+            [child[0], {k: v for k, v in child[1].items() if v is not False}, *drawn(child[2:])] for child in children]
+
+
+def test_edits_name_each_change_by_its_path_and_nothing_that_stayed():
+    """The <p> keeps its tag: its class changes and its title goes (False); inside it "one" stays, <strong> becomes
+    <em> (another tag: a new node at [0, 1]) and "three" is added; the second child, "tail", is cut."""
+    before = [["p", {"class": "a", "title": "x"}, "one", ["strong", {}, "two"]], "tail"]
+    after = [["p", {"class": "b"}, "one", ["em", {}, "two"], "three"]]
+    assert dom.edits(before, after) == [["attrs", [0], {"class": "b", "title": False}],
+                                        ["node", [0, 1], ["em", {}, "two"]], ["add", [0], ["three"]], ["cut", [], 1]]
+    assert applied(before, dom.edits(before, after)) == drawn(after)
+    assert dom.edits(after, after) == []
+
+
+def test_edits_refuse_what_a_draw_refuses():
+    with pytest.raises(ValueError, match="tag 'script' is not allowed"):
+        dom.edits([["p", {}, "a"]], [["p", {}, ["script", {}, "x"]]])
+    with pytest.raises(ValueError, match="attribute 'onclick' is not allowed"):
+        dom.edits([["p", {}]], [["p", {"onclick": "x"}]])
+
+
+def test_section_9s_maps_and_guesses_after_a_typed_character_a_seed_and_a_shorter_text_are_the_edits_applied():
+    """The trees the page sends edits between (a character typed at the end, kept runs and cells; another seed's
+    model; a text cut short), applied by hand, are the new trees."""
+    import mha.text
+    from figures import text as fig
+
+    state = fig.default_state()
+    reading = fig.read(state)
+    runs, cells = fig.map_runs(reading), fig.read_cells(reading)
+    typed = fig.with_text(state, state["text"] + "k")
+    longer = mha.text.extend(fig.model(), reading, "k")
+    other = fig.with_seed(state, 1)
+    shorter = fig.with_text(state, state["text"][:20])
+    pairs = [(fig.maps(reading, state, None, runs), fig.maps(longer, typed, None, fig.map_runs(longer, runs))),
+             (fig.reads(reading, cells), fig.reads(longer, fig.read_cells(longer, cells))),
+             (fig.maps(reading, state), fig.maps(fig.read(other), other)),
+             (fig.maps(reading, state), fig.maps(fig.read(shorter), shorter)),
+             (fig.reads(reading), fig.reads(fig.read(shorter)))]
+    for before, after in pairs:
+        edits = dom.edits(before, after)
+        assert edits and applied(before, edits) == drawn(after)
+        assert json.loads(dom.edits_json(before, after)) == edits

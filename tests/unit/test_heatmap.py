@@ -3,7 +3,7 @@
 Each expected tree is worked out in the test's docstring: the cells of a run, the edge, the readable cells.
 """
 
-from figures.heatmap import CELL, MARGIN, heat_map, row_runs
+from figures.heatmap import BLOCK, CELL, MARGIN, Runs, heat_map, row_runs
 from page import dom
 from trees import find, nodes, text
 
@@ -31,8 +31,33 @@ def test_a_row_of_weights_under_a_tenth_is_ground_only():
     assert row_runs([0.5, 0.5, 0.0], 1) == [("w5", "M0 1h2v1h-2z")]  # keys past the row (the mask's) are not read
 
 def test_kept_runs_draw_the_same_map():
-    runs = [row_runs(row, i) for i, row in enumerate(WEIGHTS)]
+    runs = Runs().grown(WEIGHTS[:2]).grown(WEIGHTS)
+    assert runs.rows == tuple(row_runs(row, i) for i, row in enumerate(WEIGHTS))
     assert heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10, runs=runs) == heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10)
+
+
+def test_a_row_added_changes_only_its_own_block_s_paths():
+    """A map of BLOCK + 2 rows, every cell of row i in bucket w(i mod 10) (weights i mod 10 / 10 + 0.05, not a
+    softmax row: only the drawing is tested): the first BLOCK rows' paths, then the last two rows' own. One more row
+    leaves every path of the full block as it was and adds its run to its bucket's path in the last block, where row
+    BLOCK + 2 (bucket w8) had none. Kept runs, grown a row at a time, draw the same paths as runs made at once."""
+    def rows(n):
+        return [[i % 10 / 10 + 0.05] * (i + 1) for i in range(n)]
+
+    def paths(n, runs=None):
+        (group,) = find(heat_map(rows(n), "x" * n, "x" * n, "m", cell=2, margin=2, runs=runs), "g")
+        return [(p[1]["class"], p[1]["d"]) for p in find(group, "path")]
+
+    n = BLOCK + 2
+    before, after = paths(n), paths(n + 1)
+    full = [(f"w{b}", "".join(f"M0 {i}h{i + 1}v1h-{i + 1}z" for i in range(BLOCK) if i % 10 == b)) for b in range(1, 10)]
+    assert before[1:] == full + [("w6", f"M0 {BLOCK}h{BLOCK + 1}v1h-{BLOCK + 1}z"),
+                                 ("w7", f"M0 {BLOCK + 1}h{BLOCK + 2}v1h-{BLOCK + 2}z")]
+    assert after[1:] == before[1:] + [("w8", f"M0 {BLOCK + 2}h{BLOCK + 3}v1h-{BLOCK + 3}z")]
+    kept = Runs()
+    for k in range(1, n + 2):
+        kept = kept.grown(rows(k))
+    assert len(kept.blocks) == 1 and paths(n + 1, kept) == after
 
 def test_the_edge_is_the_staircase_around_the_drawn_cells():
     """From the top-left corner (14, 14): right along row 0 to x = 24, down to its bottom, right to 34, ..., down to
