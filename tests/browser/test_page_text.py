@@ -177,6 +177,10 @@ def test_bad_input_says_mha_texts_sentence_marks_the_field_and_keeps_the_figure(
     # the figures kept are dimmed and named: the last text the model could read
     expect(reader.locator("#text-status")).to_have_text(
         f"Dimmed below: the last text it could read, {shown(DEFAULT)}.")
+    size = reader.viewport_size  # on a phone, that text (its spaces drawn as boxes: one long word) breaks to fit
+    reader.set_viewport_size({"width": 375, "height": size["height"]})
+    assert reader.evaluate("document.documentElement.scrollWidth") <= 375
+    reader.set_viewport_size(size)
     assert reader.locator("#fig-text-near").evaluate("e => getComputedStyle(e).borderLeftStyle") == "dashed"
     assert reader.locator("#fig-text-maps svg").first.evaluate("e => getComputedStyle(e).opacity") == "0.35"
     field.fill(DEFAULT)
