@@ -650,7 +650,7 @@ DRAWS = [  # (first children, then these drawn over them)
      [["svg", {"viewBox": "0 0 3 3"}, ["g", {"class": "k"}, ["line", {"x1": "2"}], ["text", {}, "t"]]]]),
     ([["p", {}, "a", "b"]], [["p", {}, "c", "d", "e"]]),
 ]
-DRAW_OVER = """([first, then]) => {
+DRAW_OVER = """([first, then, edits]) => {
     const [over, fresh] = ["draw-over", "draw-fresh"].map((id) => {
         const element = document.createElement("div");
         element.id = id;
@@ -659,7 +659,8 @@ DRAW_OVER = """([first, then]) => {
     });
     window.mhaDraw("draw-over", JSON.stringify(first));
     const firstNode = over.firstChild;
-    window.mhaDraw("draw-over", JSON.stringify(then));
+    if (edits === null) window.mhaDraw("draw-over", JSON.stringify(then));
+    else window.mhaUpdate("draw-over", edits);  // page/dom.py's edits from first to then
     window.mhaDraw("draw-fresh", JSON.stringify(then));
     const result = [over.innerHTML, fresh.innerHTML, over.firstChild === firstNode];
     over.remove();
@@ -670,33 +671,16 @@ DRAW_OVER = """([first, then]) => {
 
 @pytest.mark.parametrize("first, then", DRAWS)
 def test_a_draw_over_earlier_children_ends_as_a_fresh_build_would(reader, first, then):
-    over, fresh, kept = reader.evaluate(DRAW_OVER, [first, then])
+    over, fresh, kept = reader.evaluate(DRAW_OVER, [first, then, None])
     assert over == fresh
     # The first node is kept when the tree has the same kind of node there: text for text, or the same tag.
     assert kept == (type(first[0]) is type(then[0]) and (isinstance(then[0], str) or first[0][0] == then[0][0]))
 
 
-UPDATE_OVER = """([first, edits, then]) => {
-    const [over, fresh] = ["update-over", "update-fresh"].map((id) => {
-        const element = document.createElement("div");
-        element.id = id;
-        document.body.append(element);
-        return element;
-    });
-    window.mhaDraw("update-over", JSON.stringify(first));
-    window.mhaUpdate("update-over", edits);
-    window.mhaDraw("update-fresh", JSON.stringify(then));
-    const result = [over.innerHTML, fresh.innerHTML];
-    over.remove();
-    fresh.remove();
-    return result;
-}"""
-
-
 @pytest.mark.parametrize("first, then", DRAWS)
 def test_page_dom_edits_sent_to_mha_update_end_as_a_fresh_build_would(reader, first, then):
     """Section 9's way to draw (app/text.py's redraw): the edits worked out in Python, made by boot.js."""
-    over, fresh = reader.evaluate(UPDATE_OVER, [first, dom.edits_json(first, then), then])
+    over, fresh, _ = reader.evaluate(DRAW_OVER, [first, then, dom.edits_json(first, then)])
     assert over == fresh
 
 

@@ -112,8 +112,8 @@ class TextModel:
 
 def packed_columns(w):
     """columns(w), each column's floats made anew one after another, so a column read by a dot product lies
-    together in memory, not a row's length apart as the rows' own floats do (a character typed reads some 20,000 of
-    them, mostly from a cache the page's drawing has emptied since the last)."""
+    together in memory, not a row's length apart as the rows' own floats do (a character typed reads some 25,000 of
+    them, from caches that the page's drawing and its experiment have emptied since the last key)."""
     return tuple(tuple(array.array("d", column).tolist()) for column in columns(w))
 
 
