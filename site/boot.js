@@ -40,20 +40,20 @@ const STAGES = ["download", "start", "draw"];
 // How long start-up may take before the page gives up: a cold load is ~3 s here, 2 cores.
 const GIVE_UP_MS = 120000;
 
-function check(tag, attrs) {
-  if (!TAGS.has(tag)) throw new Error(`mhaDraw: tag ${tag} is not allowed`);
+function check(tag, attrs, drawer = "mhaDraw") {  // drawer: the function whose error it is
+  if (!TAGS.has(tag)) throw new Error(`${drawer}: tag ${tag} is not allowed`);
   for (const name of Object.keys(attrs)) {
     if (!(ATTRIBUTE.test(name) || CASED_ATTRIBUTES.has(name)) || name.startsWith("on") || name === "style") {
-      throw new Error(`mhaDraw: attribute ${name} is not allowed`);
+      throw new Error(`${drawer}: attribute ${name} is not allowed`);
     }
   }
 }
 
-function checkTree(node) {
+function checkTree(node, drawer = "mhaDraw") {
   if (typeof node === "string") return;
   const [tag, attrs, ...children] = node;
-  check(tag, attrs);
-  children.forEach(checkTree);
+  check(tag, attrs, drawer);
+  children.forEach((child) => checkTree(child, drawer));
 }
 
 function build(node, inSvg = false) {
@@ -118,7 +118,7 @@ window.mhaDraw = (id, json) => {
   const target = document.getElementById(id);
   if (!target) throw new Error(`mhaDraw: no element #${id}`);
   const nodes = JSON.parse(json);
-  nodes.forEach(checkTree);  // a tree the page refuses changes nothing
+  nodes.forEach((node) => checkTree(node));  // a tree the page refuses changes nothing
   lastPatch.delete(id);
   drawChildren(target, nodes, false);
   if (LIT_PANELS.includes(id) || id === "token-grid") lightRow();  // new rows: light the chosen query again
@@ -143,9 +143,9 @@ window.mhaUpdate = (id, json) => {
   if (!target) throw new Error(`mhaUpdate: no element #${id}`);
   const edits = JSON.parse(json);
   for (const [kind, , what] of edits) {
-    if (kind === "attrs") check("span", what);
-    else if (kind === "node") checkTree(what);
-    else if (kind === "add") what.forEach(checkTree);
+    if (kind === "attrs") check("span", what, "mhaUpdate");
+    else if (kind === "node") checkTree(what, "mhaUpdate");
+    else if (kind === "add") what.forEach((node) => checkTree(node, "mhaUpdate"));
     else if (kind !== "cut") throw new Error(`mhaUpdate: no edit ${kind}`);
   }
   lastPatch.delete(id);

@@ -692,7 +692,7 @@ def test_an_update_with_a_refused_edit_changes_nothing(reader):
         try { window.mhaUpdate("moved-summary", edits); } catch (e) { error = String(e.message); }
         return [before, error, summary.innerHTML];
     }""", '[["cut", [], 0], ["attrs", [0], {"onclick": "x"}]]')  # what dom.edits would refuse to send
-    assert error == "mhaDraw: attribute onclick is not allowed"
+    assert error == "mhaUpdate: attribute onclick is not allowed"
     assert after == before
 
 

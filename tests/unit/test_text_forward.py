@@ -31,15 +31,16 @@ def test_logits_and_weights_match_numpy_to_1e_5(text, off):
         assert np.abs(square - weights[layer, head][0]).max() <= 1e-5
 
 
+@pytest.mark.parametrize("last", [True, False], ids=["the last position", "an earlier one"])
 @pytest.mark.parametrize("off", [(), ((1, 2),)], ids=["all on", "1.2 off"])
-def test_each_heads_write_is_its_direct_share_of_the_logits(off):
+def test_each_heads_write_is_its_direct_share_of_the_logits(off, last):
     """The heads' writes add up to the logits less what the input alone gives (x0 W_readout + bias: the readout is
     linear, and each layer adds its heads' outputs to the stream); each head's write, worked in numpy layer by layer
     (its weights on x W_v, through its rows of W_o and the readout, x the stream that layer reads); a head that is off
     writes zeros."""
     text = HELD_OUT[1]
     reading = mha.text.read(MODEL, text, off)
-    position = len(text) - 1
+    position = len(text) - 1 if last else len(text) // 2  # the Reading keeps every position's writes
     writes = np.array(mha.text.writes(MODEL, reading, position))  # layers x heads x vocab
     logits, weights = forward(DATA, encode(DATA, [text]), off)
     w, hw = DATA["weights"], MODEL.head_width
