@@ -25,10 +25,10 @@ BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
 # The Reading drawn, its state, its maps' runs and its guesses' cells (fig.map_runs, fig.read_cells: kept, so a typed
 # character computes only its own), the key of the chosen row's readable cell (None: the diagonal), the run under way,
-# the sentence last said in each line (say()), the trees last drawn in each figure (redraw()) and the states last set
-# on the section's elements (changed()).
+# the sentence last said in each line (say()), the trees last drawn in each figure (redraw()), the states last set
+# on the section's elements (changed()) and what the experiments on screen were made of (fig.experiment_inputs).
 _now = {"reading": None, "state": None, "runs": None, "cells": None, "key": None, "job": None, "generation": 0,
-        "said": {}, "drawn": {}, "set": {}}
+        "said": {}, "drawn": {}, "set": {}, "experimented": None}
 
 
 def element(element_id):
@@ -123,8 +123,9 @@ def begin_run():
     return _now["generation"]
 
 
-async def recompute(generation, whole):
-    """Read the whole text again (whole=True), then the experiments; each drawn when it is complete."""
+async def recompute(generation, whole, plans=None):
+    """Read the whole text again (whole=True), then the experiments (plans: fig.experiments of the state, if made);
+    each drawn when it is complete."""
     state = dict(STATE)
     if whole:
         size = len(state["text"])
@@ -145,12 +146,12 @@ async def recompute(generation, whole):
             return
         _now["runs"] = fig.map_runs(reading)
         draw_reading(("maps",))
-    await run_experiments(state, generation)
+    await run_experiments(state, generation, plans or fig.experiments(state))
 
 
-async def run_experiments(state, generation):
+async def run_experiments(state, generation, plans):
     say("text-status", "Running the experiment on your text\u2026")
-    for element_id, plan in fig.experiments(state).items():
+    for element_id, plan in plans.items():
         if isinstance(plan, str):
             draw(element_id, fig.refused(plan))
             continue
@@ -166,16 +167,22 @@ async def run_experiments(state, generation):
         if generation != _now["generation"]:
             return
         draw(element_id, story(trials))
+    _now["experimented"] = fig.experiment_inputs(state, plans)
+    settle()
+
+
+def settle():
+    """The experiments on screen are the text's: undimmed, the status as the field leaves it, <body data-text=ready>."""
     busy(False)
     say("text-status", stale_note())
     mark_section("ready")
 
 
-def start(whole):
+def start(whole, plans=None):
     mark_section("busy")
     busy(True)  # at the edit, not after the reading: the last text's p values are not this one's
     generation = begin_run()
-    _now["job"] = asyncio.ensure_future(recompute(generation, whole))
+    _now["job"] = asyncio.ensure_future(recompute(generation, whole, plans))
 
 
 # --- handlers ----------------------------------------------------------------------------------------
@@ -240,7 +247,12 @@ def on_text(target):
         reading = mha.text.extend(fig.model(STATE["seed"]), _now["reading"], more, sorted(STATE["off"]))
         _now.update(reading=reading, state=dict(STATE), runs=fig.map_runs(reading, _now["runs"]), key=None)
         draw_reading()
-        start(whole=False)
+        plans = fig.experiments(STATE)
+        if fig.experiment_inputs(STATE, plans) == _now["experimented"]:  # typed after the id: the same experiments
+            begin_run()  # a run under way (an edit before this one's) would draw another text's
+            settle()
+        else:
+            start(whole=False, plans=plans)
     else:
         start(whole=True)
 

@@ -318,6 +318,14 @@ def experiments(state):
     return plans
 
 
+def experiment_inputs(state, plans):
+    """What the experiments drawn from plans (experiments(state)) are made of: the model, the heads off, and each
+    plan's sentence, or its prompts, continuations and story's words. Two states with equal inputs draw the same
+    experiments: a character typed after an id mostly leaves them as they were (app/text.py then runs none)."""
+    return (state["seed"], state["off"],
+            {element_id: plan if isinstance(plan, str) else (plan[0], plan[1].keywords) for element_id, plan in plans.items()})
+
+
 run_steps = lesson.run_steps  # a generator's return value, run to its end (the build and the tests, without yielding)
 
 

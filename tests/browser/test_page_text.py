@@ -322,6 +322,12 @@ def test_the_experiment_prints_mha_texts_probabilities_for_the_readers_text(read
         settle(reader)
     reader.locator("#text-field").fill(text)
     settle(reader)
+    assert_experiment_printed(reader, text, off)
+    expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
+
+
+def assert_experiment_printed(reader, text, off=()):
+    """The experiment box prints mha.text's probabilities for the text, and each prompt whole."""
     numbers, prompts, found = experiment_numbers(text, off)
     near = reader.locator("#fig-text-near").text_content()
     for prompt in {prompt for prompt, _ in numbers}:
@@ -330,7 +336,6 @@ def test_the_experiment_prints_mha_texts_probabilities_for_the_readers_text(read
             assert printed in near
     for prompt in prompts:  # each prompt shown whole, spaces and newlines visible
         assert shown(prompt) in near
-    expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
 
 
 def test_the_questions_invitation_switching_off_the_head_it_names_shows_its_p_in_the_experiments_first_line(reader):
@@ -369,6 +374,36 @@ def test_the_experiment_is_dimmed_from_the_edit_until_its_new_numbers_are_drawn(
     expect(near).to_have_attribute("aria-busy", "false")
     expect(near).to_contain_text(shown("tool: zz91q\nai: zz"))
     assert float(near.evaluate("e => getComputedStyle(e).opacity")) == 1
+
+
+AT_KEY = """(c) => {
+    const field = document.querySelector('#text-field');
+    field.value += c;
+    field.dispatchEvent(new Event('input', {bubbles: true}));
+    return [document.querySelector('#fig-text-near').getAttribute('aria-busy'), document.body.dataset.text];
+}"""
+
+
+def test_a_key_that_leaves_the_experiments_prompts_runs_none_and_one_that_moves_them_runs_them_again(reader):
+    """Typed after the id, " ok" leaves the experiment's prompts, continuations and words as they were: its numbers
+    (mha.text's for the new text) are on screen at once, never dimmed. Then " k7" and a "q": the last word becomes the
+    first three characters of the id, so the prompt is the text as it stands, and the experiment runs again."""
+    field = reader.locator("#text-field")
+    field.press("Control+End")
+    shown_before = reader.locator("#fig-text-near").text_content()
+    for c in " ok":
+        assert reader.evaluate(AT_KEY, c) == ["false", "ready"]
+    assert experiment_numbers(DEFAULT + " ok")[:2] == experiment_numbers(DEFAULT)[:2]
+    assert reader.locator("#fig-text-near").text_content() == shown_before
+    assert_experiment_printed(reader, DEFAULT + " ok")
+    for c in " k7":
+        reader.evaluate(AT_KEY, c)
+    settle(reader)
+    assert reader.evaluate(AT_KEY, "q") == ["true", "busy"]
+    settle(reader)
+    assert reader.locator("#fig-text-near").text_content() != shown_before
+    assert_experiment_printed(reader, DEFAULT + " ok k7q")
+    expect(reader.locator("#fig-text-near")).to_have_attribute("aria-busy", "false")
 
 
 def test_an_experiment_that_cannot_run_says_why(reader):

@@ -594,3 +594,19 @@ def test_the_copy_share_weighs_each_stage_by_its_steps():
     """8,000 steps of copies alone, 4,000 at 60%, 8,000 at 40%: (8,000 + 2,400 + 3,200) / 20,000 = 0.68."""
     stages = [{"steps": 8000, "mix": [1.0]}, {"steps": 4000, "mix": [0.6, 0.4]}, {"steps": 8000, "mix": [0.4, 0.6]}]
     assert lesson.copy_share(stages) == pytest.approx(0.68)
+
+
+def test_the_experiments_inputs_stay_for_a_key_typed_after_the_id_and_move_with_the_prompt_the_model_or_a_head():
+    """experiment_inputs says when the experiments on screen are a new state's too (app/text.py then runs none):
+    " ok" after the id leaves every prompt, continuation and word; the id's first three characters typed at the end
+    make the text as it stands the prompt; another seed or a head off changes every probability."""
+    state = fig.default_state()
+
+    def inputs(s):
+        return fig.experiment_inputs(s, fig.experiments(s))
+
+    assert inputs(fig.with_text(state, DEFAULT + " ok")) == inputs(state)
+    assert fig.experiment_trees(fig.with_text(state, DEFAULT + " ok")) == fig.experiment_trees(state)
+    for other in (fig.with_text(state, DEFAULT + " ok k7q"), fig.with_seed(state, 1),
+                  fig.with_switch(state, (1, 0), True)):
+        assert inputs(other) != inputs(state)
