@@ -2,7 +2,8 @@
 
 Browser-only (through the objects app/main.py hands to setup()); the state and its transitions are
 figures/text.py's, the numbers mha.text's. A character typed at the end extends the last Reading
-(mha.text.extend: the KV cache, one new row per head) and redraws at once. Anything else (a paste, an
+(mha.text.extend: the KV cache, one new row per head) and redraws at once, sending the figures' edits (redraw());
+its experiment runs only if its prompts moved (fig.experiment_inputs). Anything else (a paste, an
 edit in the middle, a switch, another seed) reads the whole text again in steps (mha.text_lesson.read_steps),
 giving the browser its turn whenever a step has taken BUDGET seconds, so the page never waits long, and saying
 how far it has read; the experiment then runs the same way. A newer edit cancels the run under way. The models
