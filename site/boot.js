@@ -42,6 +42,10 @@ const GIVE_UP_MS = 120000;
 
 function check(tag, attrs, drawer = "mhaDraw") {  // drawer: the function whose error it is
   if (!TAGS.has(tag)) throw new Error(`${drawer}: tag ${tag} is not allowed`);
+  checkAttributes(attrs, drawer);
+}
+
+function checkAttributes(attrs, drawer) {  // page/dom.py's check_attributes
   for (const name of Object.keys(attrs)) {
     if (!(ATTRIBUTE.test(name) || CASED_ATTRIBUTES.has(name)) || name.startsWith("on") || name === "style") {
       throw new Error(`${drawer}: attribute ${name} is not allowed`);
@@ -143,7 +147,7 @@ window.mhaUpdate = (id, json) => {
   if (!target) throw new Error(`mhaUpdate: no element #${id}`);
   const edits = JSON.parse(json);
   for (const [kind, , what] of edits) {
-    if (kind === "attrs") check("span", what, "mhaUpdate");
+    if (kind === "attrs") checkAttributes(what, "mhaUpdate");
     else if (kind === "node") checkTree(what, "mhaUpdate");
     else if (kind === "add") what.forEach((node) => checkTree(node, "mhaUpdate"));
     else if (kind !== "cut") throw new Error(`mhaUpdate: no edit ${kind}`);

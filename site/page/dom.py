@@ -3,7 +3,8 @@
 A node is ``[tag, {attribute: value}, child, child, ...]``; a child is a node or
 a string (text). ``to_html`` escapes every string and attribute value, and
 ``to_json`` is what ``window.mhaDraw(id, json)`` in boot.js turns into real DOM
-(createElement / setAttribute / textContent, never innerHTML). No style
+(createElement / setAttribute / textContent, never innerHTML); ``edits`` sends only what
+changed since the last trees, for ``window.mhaUpdate`` (section 9, on every key). No style
 attributes: colours come from CSS classes (weight buckets ``w0``..``w9``, head
 colours ``head-0``..``head-3``).
 
@@ -95,7 +96,8 @@ def edits(before, after):
         ["cut", path, count]             keep only the first count children of the element at path
 
     Only for figures without fields: mhaDraw builds an <input> anew to show its value, but an unchanged one is left
-    here as the reader set it. Nodes and attributes are checked as to_json checks them."""
+    here as the reader set it. Nodes and attributes are checked as to_json checks them. A subtree equal in Python is
+    skipped, so an attribute must not go from 0 to False (or 1 to True) with nothing else in its node changing."""
     found = []
     _edits(before, after, [], found)
     for kind, _, what in found:
@@ -121,13 +123,22 @@ def _edits(before, after, path, found, first=0):
             continue
         if old[1] != new[1]:
             was, now = old[1], new[1]
-            found.append(["attrs", here, {name: now.get(name, False) for name in sorted(was.keys() | now.keys())
-                                          if was.get(name, False) != now.get(name, False)}])
+            moved = {name: now.get(name, False) for name in sorted(was.keys() | now.keys())
+                     if _drawn(was, name) != _drawn(now, name)}
+            if moved:
+                found.append(["attrs", here, moved])
         _edits(old, new, here, found, 2)
     if len(after) > len(before):
         found.append(["add", path, after[len(before):]])
     elif len(after) < len(before):
         found.append(["cut", path, len(after) - first])
+
+
+def _drawn(attrs, name):
+    """An attribute as the page draws it: None when absent (or False), "" for True, else its text. Python counts 0
+    equal to False and 1 to True; the page does not (tabindex 0 is there, False is not)."""
+    value = attrs.get(name, False)
+    return None if value is False else "" if value is True else str(value)
 
 
 def edits_json(before, after):

@@ -117,6 +117,11 @@ def test_edits_name_each_change_by_its_path_and_nothing_that_stayed():
                                         ["node", [0, 1], ["em", {}, "two"]], ["add", [0], ["three"]], ["cut", [], 1]]
     assert applied(before, dom.edits(before, after)) == drawn(after)
     assert dom.edits(after, after) == []
+    # the page draws tabindex 0 and leaves out False, though Python counts them equal; a number becomes its text
+    assert dom.edits([["rect", {"x": 1}]], [["rect", {"x": 1, "tabindex": 0}]]) == [["attrs", [0], {"tabindex": 0}]]
+    assert dom.edits([["rect", {"x": 1, "tabindex": 0}]], [["rect", {"x": 2, "tabindex": False}]]) == [
+        ["attrs", [0], {"tabindex": False, "x": 2}]]
+    assert dom.edits([["rect", {"x": 1}]], [["rect", {"x": "1", "y": 2}]]) == [["attrs", [0], {"y": 2}]]
 
 
 def test_edits_refuse_what_a_draw_refuses():
