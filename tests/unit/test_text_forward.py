@@ -41,7 +41,7 @@ def test_each_heads_write_is_its_direct_share_of_the_logits(off, last):
     text = HELD_OUT[1]
     reading = mha.text.read(MODEL, text, off)
     position = len(text) - 1 if last else len(text) // 2  # the Reading keeps every position's writes
-    writes = np.array(mha.text.writes(MODEL, reading, position))  # layers x heads x vocab
+    writes = np.array(mha.text.writes(reading, position))  # layers x heads x vocab
     logits, weights = forward(DATA, encode(DATA, [text]), off)
     w, hw = DATA["weights"], MODEL.head_width
     d = MODEL.width
@@ -100,12 +100,15 @@ def test_a_head_switched_off_changes_only_what_comes_after_it():
 # --- the KV cache -------------------------------------------------------------------------------
 
 def assert_same(a, b, tolerance=1e-12):
+    """The same text read two ways: the same logits, and every head's weights and writes (what the captions read
+    after each key) row for row."""
     assert a.text == b.text and a.off == b.off
     assert max(abs(x - y) for ra, rb in zip(a.logits, b.logits) for x, y in zip(ra, rb)) <= tolerance
-    for la, lb in zip(a.weights, b.weights):
-        for ha, hb in zip(la, lb):
-            assert [len(r) for r in ha] == [len(r) for r in hb]
-            assert max(abs(x - y) for ra, rb in zip(ha, hb) for x, y in zip(ra, rb)) <= tolerance
+    for field in ("weights", "writes"):
+        for la, lb in zip(getattr(a, field), getattr(b, field)):
+            for ha, hb in zip(la, lb):
+                assert [len(r) for r in ha] == [len(r) for r in hb]
+                assert max(abs(x - y) for ra, rb in zip(ha, hb) for x, y in zip(ra, rb)) <= tolerance
 
 
 @pytest.mark.parametrize("off", [(), ((0, 1),)], ids=["all on", "0.1 off"])

@@ -232,7 +232,7 @@ def test_each_map_outlines_the_chosen_row_names_its_weights_and_draws_an_off_hea
             top = int(np.argmax(row[:18]))  # the key it reads most (the first, on a tie)
             glyph = {" ": "\u2423", "\n": "\u21b5"}  # how a space and a newline are drawn
             assert f": reads {glyph.get(DEFAULT[top], DEFAULT[top])} at {top} ({two(row[top])})" in caption
-            write = mha.text.writes(MODEL, reading, 17)[layer][head]  # checked against numpy in test_text_forward
+            write = mha.text.writes(reading, 17)[layer][head]  # checked against numpy in test_text_forward
             best = max(range(len(write)), key=write.__getitem__)
             said = f", writes {glyph.get(MODEL.vocab[best], MODEL.vocab[best])} ({write[best]:+.2f})."
             assert caption.endswith(said) != off  # an off head writes nothing: its caption says no write

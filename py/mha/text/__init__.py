@@ -4,7 +4,7 @@
     reading = mha.text.read(model, 'get a7x2k9\\n{"id":"a7x2k9"}', off=[(0, 1)])
     reading.guess, reading.probability, reading.heads     # per position, per head
     mha.text.extend(model, reading, "more")               # the KV cache: only the new rows
-    mha.text.writes(model, reading, position)            # each head's direct write into that guess
+    mha.text.writes(reading, position)                    # each head's direct write into that guess
 
 Two attention-only layers of four heads on a residual stream of width 64, context 128 characters, one
 model a seed in SEEDS (the shape and vocabulary are read from model-SEED.json, which also carries what

@@ -37,9 +37,7 @@ class Reading:
     text: the lower-cased text; off: the (layer, head) pairs switched off; logits, probabilities:
     n rows of len(vocab); weights[layer][head][i]: position i's softmax row over positions 0..i
     (causal, so row i has i + 1 weights); keys, values [layer][head]: n rows of head_width (the cache);
-    outputs[layer][head]: n rows of head_width, what the head's weights made of its values (an off head's too,
-    though the stream gets zeros instead); writes[layer][head]: n rows of len(vocab), what the head adds to the
-    logits (zeros for an off head).
+    writes[layer][head]: n rows of len(vocab), what the head adds to the logits (writes(); zeros for an off head).
     """
 
     text: str
@@ -50,7 +48,6 @@ class Reading:
     weights: tuple
     keys: tuple
     values: tuple
-    outputs: tuple
     writes: tuple
 
     @property
@@ -110,7 +107,7 @@ def _advance(model, earlier, more, off):
     x = [[e + p for e, p in zip(model.embed[t], model.positions[start + i])] for i, t in enumerate(tokens)]
     # causal: new row i reads keys 0..start + i (one new row, a character typed, reads them all: no mask)
     mask = [[j <= start + i for j in range(n)] for i in range(len(more))] if len(more) > 1 else None
-    cached = {"weights": [], "keys": [], "values": [], "outputs": [], "writes": []}  # [layer][head]: rows so far
+    fields = {"weights": [], "keys": [], "values": [], "writes": []}  # the Reading's: [layer][head], every row
     new_writes = []  # every head's writes of the new rows
     for layer, (w_q, w_k, w_v, w_o) in enumerate(model.block_columns):
         # 1. project the new rows only: (m, d) -> (heads, m, head_width)
@@ -122,31 +119,29 @@ def _advance(model, earlier, more, off):
             projected = (matmul_columns(x, w) for w in (w_q, w_k, w_v))
         queries, keys, values = (split_heads(rows, model.heads) for rows in projected)
         outputs = []
-        layer_rows = {name: [] for name in cached}
+        for name in fields:
+            fields[name].append([])
         for head in range(model.heads):
-            def kept(name):  # earlier's rows of this head, as the Reading's field `name` keeps them
-                return getattr(earlier, name)[layer][head] if earlier else ()
-
-            head_keys, head_values = kept("keys") + tuple(keys[head]), kept("values") + tuple(values[head])
+            head_keys = _kept(earlier, "keys", layer, head) + tuple(keys[head])
+            head_values = _kept(earlier, "values", layer, head) + tuple(values[head])
             # 2. attend from the new rows to every key so far (m x n, causal)
             weights = attention_weights(queries[head], head_keys, mask)  # inputs checked: parse_text, the model's load
             out = weighted_sum(weights, head_values)
-            off_here = (layer, head) in off
-            outputs.append([[0.0] * len(row) for row in out] if off_here else out)
-            write = ([[0.0] * len(model.vocab) for _ in out] if off_here
-                     else matmul_columns(out, model.head_readout_columns[layer][head]))
+            if (layer, head) in off:  # the stream and the logits get zeros
+                out = [[0.0] * len(row) for row in out]
+                write = [[0.0] * len(model.vocab) for _ in out]
+            else:  # the head's output through its rows of w_o and the readout: its direct share of the logits
+                write = matmul_columns(out, model.head_readout_columns[layer][head])
+            outputs.append(out)
             new_writes.append(write)
-            for name, rows in (("weights", [row[:start + i + 1] for i, row in enumerate(weights)]),
-                               ("outputs", out), ("writes", write)):
-                layer_rows[name].append(kept(name) + tuple(map(tuple, rows)))
-            layer_rows["keys"].append(head_keys)
-            layer_rows["values"].append(head_values)
+            fields["keys"][layer].append(head_keys)
+            fields["values"][layer].append(head_values)
+            for name, rows in (("weights", [row[:start + i + 1] for i, row in enumerate(weights)]), ("writes", write)):
+                fields[name][layer].append(_kept(earlier, name, layer, head) + tuple(map(tuple, rows)))
         # 3. concat the heads (m, d) and add what w_o makes of them to the stream (not after the last layer: the
         # logits read its heads through their writes)
         if layer + 1 < model.layers:
             x = [[a + b for a, b in zip(row, mixed)] for row, mixed in zip(x, matmul_columns(merge_heads(outputs), w_o))]
-        for name, rows in layer_rows.items():
-            cached[name].append(tuple(rows))
     # 4. logits = embed @ readout + position @ readout + every head's write + readout_bias
     embedded, placed = model.first_readout
     logits = []
@@ -160,7 +155,12 @@ def _advance(model, earlier, more, off):
     return Reading(text=(earlier.text if earlier else "") + more, off=off, vocab=model.vocab,
                    logits=(earlier.logits if earlier else ()) + logits,
                    probabilities=(earlier.probabilities if earlier else ()) + probabilities,
-                   **{name: tuple(rows) for name, rows in cached.items()})
+                   **{name: tuple(map(tuple, layers)) for name, layers in fields.items()})
+
+
+def _kept(earlier, name, layer, head):
+    """The rows the Reading `earlier` keeps in its field `name` for this head (none when reading from scratch)."""
+    return getattr(earlier, name)[layer][head] if earlier else ()
 
 
 def _argmax(row):
@@ -168,14 +168,15 @@ def _argmax(row):
     return max(range(len(row)), key=row.__getitem__)
 
 
-def writes(model, reading, position):
-    """What each head writes straight into the guess at `position` (its direct effect on the logits):
+def writes(reading, position):
+    """What each head writes straight into the guess at `position` (its direct effect on the logits), as the Reading
+    keeps it (_advance's step 2):
 
         write[layer][head] = (weights[position] @ values) @ w_o[head's rows] @ readout     (len(vocab) numbers)
 
     the head's output there, through its block of w_o's rows (its share of step 3) and the readout (the last two
-    multiplied once: model.head_readout_columns), as the Reading keeps it. A head that is off writes zeros. This
-    leaves out what a layer-0 head writes for layer 1 to read: only the direct path."""
+    multiplied once: model.head_readout_columns). A head that is off writes zeros. This leaves out what a layer-0
+    head writes for layer 1 to read: only the direct path."""
     return [[list(rows[position]) for rows in heads] for heads in reading.writes]
 
 
@@ -183,7 +184,7 @@ def top_writes(model, reading, position):
     """{(layer, head): (the character whose logit the head's direct write at `position` raises most, that raise)},
     None for a head that is off."""
     result = {}
-    for layer, row in enumerate(writes(model, reading, position)):
+    for layer, row in enumerate(writes(reading, position)):
         for head, write in enumerate(row):
             best = _argmax(write)
             result[layer, head] = None if (layer, head) in reading.off else (model.vocab[best], write[best])
