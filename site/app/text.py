@@ -26,10 +26,10 @@ BUDGET = 0.02  # seconds of reading between turns given back to the browser
 STATE = fig.default_state()
 # The Reading drawn, its state, its maps' runs and its guesses' cells (fig.map_runs, fig.read_cells: kept, so a typed
 # character computes only its own), the key of the chosen row's readable cell (None: the diagonal), the run under way,
-# the sentence last said in each line (say()), the trees last drawn in each figure (redraw()), the states last set
-# on the section's elements (changed()) and what the experiments on screen were made of (fig.experiment_inputs).
+# the trees last drawn in each figure (redraw()), what was last set on the section's elements and said in its lines
+# (changed(), say()) and what the experiments on screen were made of (fig.experiment_inputs).
 _now = {"reading": None, "state": None, "runs": None, "cells": None, "key": None, "job": None, "generation": 0,
-        "said": {}, "drawn": {}, "set": {}, "experimented": None}
+        "drawn": {}, "set": {}, "experimented": None}
 
 
 def element(element_id):
@@ -63,8 +63,7 @@ def changed(name, value):
 def say(element_id, sentence):
     """One sentence (or none) in a line of the section: drawn only if it is not the one already there (a typed key
     changes the room line, and seldom the error or the status)."""
-    if _now["said"].get(element_id) != sentence:
-        _now["said"][element_id] = sentence
+    if changed(("said", element_id), sentence):
         draw(element_id, [sentence] if sentence else [])
 
 
@@ -156,9 +155,8 @@ async def run_experiments(state, generation, plans):
         if isinstance(plan, str):
             draw(element_id, fig.refused(plan))
             continue
-        runs, story = plan
         trials = []
-        for prompt, ends in runs:
+        for prompt, ends in plan.runs:
             trial = await in_steps(lesson.trial_steps(fig.model(state["seed"]), prompt, ends, sorted(state["off"])),
                                    generation)
             if trial is None:
@@ -167,7 +165,7 @@ async def run_experiments(state, generation, plans):
         await asyncio.sleep(0)
         if generation != _now["generation"]:
             return
-        draw(element_id, story(trials))
+        draw(element_id, plan.story(trials))
     _now["experimented"] = fig.experiment_inputs(state, plans)
     settle()
 

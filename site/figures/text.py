@@ -21,6 +21,7 @@ This module arranges them; app/text.py reads the field, calls these and draws.
 
 import functools
 import math
+from typing import NamedTuple
 
 import mha.text
 import mha.text_lesson as lesson
@@ -301,29 +302,39 @@ def refused(sentence):
     return [["p", {"class": "note"}, sentence]]
 
 
+class Plan(NamedTuple):
+    """An experiment to run on a text: each prompt with its continuations, and the id and prompt kinds its story
+    names them by. Two equal plans (with one model and the same heads off) draw the same experiment."""
+
+    runs: list    # [(prompt, [continuation, ...]), ...]
+    found: tuple  # lesson.Id
+    kinds: tuple  # near_duplicate_prompts' kinds, one a prompt
+
+    def story(self, trials):
+        return near_story(trials, self.found, self.kinds)
+
+
 def experiments(state):
-    """{element id: (prompts and continuations, story)}: what app/text.py runs in steps for each experiment,
-    or {element id: sentence} where the text has none to run."""
+    """{element id: Plan}: what app/text.py runs in steps for each experiment, or {element id: sentence} where the
+    text has none to run."""
     text, context = state["text"], model().context
     found = lesson.find_id(text)
     plans = {}
     try:
         kinds, prompts = zip(*lesson.near_duplicate_prompts(text, context))
         ends = [found.end, found.near_end]
-        plans["fig-text-near"] = ([(prompt, ends if kind in ("near", "yours") else ends[:1])
-                                   for kind, prompt in zip(kinds, prompts)],
-                                  functools.partial(near_story, found=found, kinds=kinds))
+        plans["fig-text-near"] = Plan([(prompt, ends if kind in ("near", "yours") else ends[:1])
+                                       for kind, prompt in zip(kinds, prompts)], found, kinds)
     except ValueError as error:
         plans["fig-text-near"] = str(error)
     return plans
 
 
 def experiment_inputs(state, plans):
-    """What the experiments drawn from plans (experiments(state)) are made of: the model, the heads off, and each
-    plan's sentence, or its prompts, continuations and story's words. Two states with equal inputs draw the same
-    experiments: a character typed after an id mostly leaves them as they were (app/text.py then runs none)."""
-    return (state["seed"], state["off"],
-            {element_id: plan if isinstance(plan, str) else (plan[0], plan[1].keywords) for element_id, plan in plans.items()})
+    """What the experiments drawn from plans (experiments(state)) are made of: the model, the heads off and the
+    plans. Two states with equal inputs draw the same experiments: a character typed after an id mostly leaves
+    them as they were (app/text.py then runs none)."""
+    return state["seed"], state["off"], plans
 
 
 run_steps = lesson.run_steps  # a generator's return value, run to its end (the build and the tests, without yielding)
@@ -336,10 +347,9 @@ def experiment_trees(state):
         if isinstance(plan, str):
             trees[element_id] = refused(plan)
             continue
-        runs, story = plan
         trials = [run_steps(lesson.trial_steps(model(state["seed"]), prompt, ends, sorted(state["off"])))
-                  for prompt, ends in runs]
-        trees[element_id] = story(trials)
+                  for prompt, ends in plan.runs]
+        trees[element_id] = plan.story(trials)
     return trees
 
 

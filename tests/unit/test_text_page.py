@@ -90,8 +90,8 @@ def test_an_id_being_typed_at_the_end_is_tested_from_the_text_as_it_stands():
     assert lesson.near_duplicate_prompts(typed, MODEL.context) == [
         ("one", typed), ("exact", "tool: k7q2xm k7q2xm\nai: k7q"), ("near", "tool: k7q2xm k7q3yn\nai: k7q")]
     state = fig.with_text(fig.default_state(), typed)
-    (runs, _), = fig.experiments(state).values()
-    assert [ends for _, ends in runs] == [["2xm"], ["2xm"], ["2xm", "3yn"]]
+    (plan,) = fig.experiments(state).values()
+    assert [ends for _, ends in plan.runs] == [["2xm"], ["2xm"], ["2xm", "3yn"]]
 
 
 def test_a_readers_own_near_duplicate_is_tested_as_written_on_its_two_real_ends():
@@ -598,15 +598,17 @@ def test_the_copy_share_weighs_each_stage_by_its_steps():
 
 def test_the_experiments_inputs_stay_for_a_key_typed_after_the_id_and_move_with_the_prompt_the_model_or_a_head():
     """experiment_inputs says when the experiments on screen are a new state's too (app/text.py then runs none):
-    " ok" after the id leaves every prompt, continuation and word; the id's first three characters typed at the end
-    make the text as it stands the prompt; another seed or a head off changes every probability."""
+    " ok" after the id leaves every prompt, continuation and word, and the experiment drawn from scratch is the
+    same; the id's first three characters typed at the end (the text as it stands becomes the prompt), another
+    seed and a head off each draw another experiment, and their inputs differ."""
     state = fig.default_state()
 
     def inputs(s):
         return fig.experiment_inputs(s, fig.experiments(s))
 
+    trees = fig.experiment_trees(state)
     assert inputs(fig.with_text(state, DEFAULT + " ok")) == inputs(state)
-    assert fig.experiment_trees(fig.with_text(state, DEFAULT + " ok")) == fig.experiment_trees(state)
+    assert fig.experiment_trees(fig.with_text(state, DEFAULT + " ok")) == trees
     for other in (fig.with_text(state, DEFAULT + " ok k7q"), fig.with_seed(state, 1),
                   fig.with_switch(state, (1, 0), True)):
-        assert inputs(other) != inputs(state)
+        assert fig.experiment_trees(other) != trees and inputs(other) != inputs(state)
