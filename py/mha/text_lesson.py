@@ -206,10 +206,11 @@ def typical(model, ids=None, form=DEFAULT_FORM, reader=None):
 
 
 class Hang(NamedTuple):
-    """hanging_head's answer: the head, p of the id's end with every head on and with it off, the share of p kept,
-    what the greedy guesses write in the end's place either way, and how many of the end's characters they still
-    get right with it off."""
+    """hanging_head's answer: the id found (find_id's), the head, p of the id's end with every head on and with it
+    off, the share of p kept, what the greedy guesses write in the end's place either way, and how many of the end's
+    characters they still get right with it off."""
 
+    found: Id
     head: tuple
     on: float
     off: float
@@ -230,7 +231,8 @@ def hanging_head(model, text=DEFAULT_PROMPT):
     head = min(inducers, key=p_off.get)
     on = mha.text.continuation_probability(model, prompt, found.end).probability
     written = [mha.text.greedy(model, prompt, len(found.end), off).text for off in ([], [head])]
-    return Hang(head, on, p_off[head], p_off[head] / on, *written, sum(a == b for a, b in zip(written[1], found.end)))
+    return Hang(found, head, on, p_off[head], p_off[head] / on, *written,
+                sum(a == b for a, b in zip(written[1], found.end)))
 
 
 def later_twin_wins(found):

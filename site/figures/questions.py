@@ -260,13 +260,9 @@ def _text_answer():
     return next(value for value, _, low in HOLDS if hang().kept >= low)
 
 
-def _end():
-    return mha.text_lesson.find_id(mha.text_lesson.DEFAULT_PROMPT)
-
-
 def _text_prompt():
     name, on, _, average = text_heads()
-    found = _end()
+    found = hang().found
     reply = mha.text_lesson.DEFAULT_PROMPT[:found.prompt_length].splitlines()[-1]
     return (f"Seed {mha.text.DEFAULT_SEED}, default text: after \u201c{reply}\u201d, p({found.end}) = {on:.2f}. "
             f"Switch off {training.head_label(*name)}, an induction head that costs copying {average:.0%} on "
@@ -283,7 +279,7 @@ def _text():
     name, on, off, average = text_heads()
     found = hang()
     return (f"It falls from {on:.2f} to {off:.4f}, and its guesses write {text.shown_text(found.written_off)}, not "
-            f"{text.shown_text(found.written_on)}: {found.characters_kept} of {len(_end().end)} characters of this id, "
+            f"{text.shown_text(found.written_on)}: {found.characters_kept} of {len(found.found.end)} characters of this id, "
             f"where without {training.head_label(*name)} the model loses {average:.0%} of its copying on average. An "
             f"average over prompts says little about one prompt. Switch it off below and read the experiment's first "
             f"line.")
