@@ -30,12 +30,6 @@ def test_a_row_of_weights_under_a_tenth_is_ground_only():
     assert row_runs([0.05, 0.02, 0.9, 0.03], 3) == [("w9", "M2 3h1v1h-1z")]
     assert row_runs([0.5, 0.5, 0.0], 1) == [("w5", "M0 1h2v1h-2z")]  # keys past the row (the mask's) are not read
 
-def test_kept_runs_draw_the_same_map():
-    runs = Runs().grown(WEIGHTS[:2]).grown(WEIGHTS)
-    assert runs.rows == tuple(row_runs(row, i) for i, row in enumerate(WEIGHTS))
-    assert heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10, runs=runs) == heat_map(WEIGHTS, "ABC", "ABC", "x", cell=10)
-
-
 def test_a_row_added_changes_only_its_own_block_s_paths():
     """A map of BLOCK + 2 rows, every cell of row i in bucket w(i mod 10) (weights i mod 10 / 10 + 0.05, not a
     softmax row: only the drawing is tested): the first BLOCK rows' paths, then the last two rows' own. One more row
